@@ -1,0 +1,56 @@
+/**
+ * Entry point of the `vigil` command. Dispatches to one module per command; usage mistakes
+ * exit 2 with a one-line message, failures exit 1 with the reason, never a stack trace for an
+ * expected failure (port in use, unusable settings file).
+ */
+import { runAgentCommand, AGENT_USAGE } from './agent-command.js';
+import { packageVersion } from './package-info.js';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from './usage-error.js';
+import { SettingsFileError } from '../config/settings-store.js';
+import { PortInUseError } from '../net/listener.js';
+import { AgentAlreadyRunningError } from '../config/agent-lock.js';
+
+type Command = (argv: string[]) => Promise<number>;
+
+const COMMANDS: Record<string, Command> = {
+  agent: runAgentCommand,
+};
+
+const USAGE = `usage:
+  ${AGENT_USAGE}
+  vigil --version`;
+
+/** Failures the operator can fix: printed as one line, no stack trace. */
+function isExpected(error: unknown): error is Error {
+  return (
+    error instanceof SettingsFileError || error instanceof PortInUseError || error instanceof AgentAlreadyRunningError
+  );
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === '--version' || name === 'version') {
+    process.stdout.write(packageVersion() + '\n');
+    return EXIT_OK;
+  }
+  if (name === undefined || name === '--help' || name === 'help') {
+    process.stdout.write(USAGE + '\n');
+    return name === undefined ? EXIT_USAGE : EXIT_OK;
+  }
+  const command = COMMANDS[name];
+  try {
+    if (!command) throw new UsageError(`unknown command "${name}"\n${USAGE}`);
+    return await command(rest);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`vigil: ${error.message}\n`);
+      return EXIT_USAGE;
+    }
+    if (isExpected(error)) {
+      process.stderr.write(`vigil: ${error.message}\n`);
+      return EXIT_FAILURE;
+    }
+    process.stderr.write(`vigil: unexpected failure: ${(error as Error)?.stack ?? String(error)}\n`);
+    return EXIT_FAILURE;
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * The settings document (`settings.json` in the data dir) and its defaults. Every section is a
+ * strict object so a typo in a hand-edited file is reported instead of silently ignored.
+ * Later capabilities add their own sections here (clients, users, hosts, outputs, ...).
+ */
+import { z } from 'zod';
+import { DEFAULT_ALLOW_LIST, parseAllowListEntry } from '../../shared/ip-address.js';
+
+export const SETTINGS_SCHEMA_VERSION = 1;
+
+/** 0 means "pick a free port" (DESIGN.md §3). */
+export const portSchema = z.number().int().min(0).max(65535);
+
+export const allowListEntrySchema = z.string().superRefine((value, ctx) => {
+  const parsed = parseAllowListEntry(value);
+  if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.error });
+});
+
+/** A bind address must be a literal IP, never a name that could resolve somewhere else. */
+const bindAddressSchema = z.string().superRefine((value, ctx) => {
+  const parsed = parseAllowListEntry(value);
+  if (!parsed.ok || value.includes('/')) {
+    ctx.addIssue({ code: 'custom', message: `"${value}" is not an IP address to listen on` });
+  }
+});
+
+export const agentApiSettingsSchema = z.strictObject({
+  port: portSchema.default(4494),
+  /** All interfaces by default; the allow-list decides who gets in. */
+  bindAddress: bindAddressSchema.default('::'),
+});
+
+export const auditApiSettingsSchema = z.strictObject({
+  port: portSchema.default(9699),
+  bindAddress: bindAddressSchema.default('::'),
+  /** First path segment of the audit API (DESIGN.md §5); `netwrix` for unchanged old clients. */
+  vendor: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]{0,31}$/, 'lower-case letters, digits and "-", starting with a letter')
+    .default('vigil'),
+});
+
+export const consoleSettingsSchema = z.strictObject({
+  /** The console listens on 127.0.0.1 only; only its port is a setting. */
+  port: portSchema.default(4495),
+});
+
+export const settingsSchema = z.strictObject({
+  schemaVersion: z.literal(SETTINGS_SCHEMA_VERSION).default(SETTINGS_SCHEMA_VERSION),
+  agentApi: agentApiSettingsSchema.prefault({}),
+  auditApi: auditApiSettingsSchema.prefault({}),
+  console: consoleSettingsSchema.prefault({}),
+  /** Who may connect to the agent and audit APIs: addresses and CIDR ranges, IPv4 and IPv6. */
+  allowList: z
+    .array(allowListEntrySchema)
+    .max(1000)
+    .default([...DEFAULT_ALLOW_LIST]),
+});
+
+export type Settings = z.infer<typeof settingsSchema>;
+
+export function defaultSettings(): Settings {
+  return settingsSchema.parse({});
+}

@@ -1,0 +1,67 @@
+/**
+ * One-line structured logging to stderr (DESIGN.md §3: stdout carries only the ready line).
+ * Each line: ISO time, level, message, then key=value fields. Secrets never reach a logger:
+ * callers pass identifiers, not credentials.
+ */
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+const LEVEL_ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+export type LogFields = Record<string, string | number | boolean | null | undefined>;
+
+export interface Logger {
+  debug(message: string, fields?: LogFields): void;
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, fields?: LogFields): void;
+  /** A logger that adds `component=<name>` to every line. */
+  child(component: string): Logger;
+}
+
+export interface LoggerOptions {
+  level?: LogLevel;
+  write?: (line: string) => void;
+  now?: () => Date;
+}
+
+export function parseLogLevel(value: string | undefined): LogLevel {
+  const v = (value ?? '').toLowerCase();
+  return v === 'debug' || v === 'warn' || v === 'error' ? v : 'info';
+}
+
+/** Quote a field value when it holds spaces, quotes or line breaks, so each entry stays one line. */
+function formatValue(value: string | number | boolean | null): string {
+  const s = String(value);
+  return /[\s"=]/.test(s) || s === '' ? JSON.stringify(s) : s;
+}
+
+function formatFields(fields: LogFields): string {
+  let out = '';
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    out += ` ${key}=${formatValue(value)}`;
+  }
+  return out;
+}
+
+export function createLogger(options: LoggerOptions = {}, base: LogFields = {}): Logger {
+  const threshold = LEVEL_ORDER[options.level ?? 'info'];
+  const write = options.write ?? ((line: string) => process.stderr.write(line + '\n'));
+  const now = options.now ?? (() => new Date());
+  const emit = (level: LogLevel, message: string, fields?: LogFields): void => {
+    if (LEVEL_ORDER[level] < threshold) return;
+    const text = message.replace(/\r?\n/g, ' | ');
+    write(`${now().toISOString()} ${level.toUpperCase()} ${text}${formatFields({ ...base, ...fields })}`);
+  };
+  return {
+    debug: (m, f) => emit('debug', m, f),
+    info: (m, f) => emit('info', m, f),
+    warn: (m, f) => emit('warn', m, f),
+    error: (m, f) => emit('error', m, f),
+    child: (component) => createLogger(options, { ...base, component }),
+  };
+}
+
+/** A logger that drops everything; for tests that do not look at logs. */
+export const silentLogger: Logger = createLogger({ write: () => undefined });

@@ -1,0 +1,121 @@
+/**
+ * A TCP listener that screens each accepted socket (allow-list) and then hands it to an HTTP
+ * or HTTPS server. Owning the raw `net.Server` is what lets the check run before the TLS
+ * handshake: a refused client never sees a ServerHello, only a closed connection.
+ */
+import net from 'node:net';
+import type http from 'node:http';
+import type { Logger } from '../log/logger.js';
+
+/** The port is taken; the message names the port and the setting that changes it. */
+export class PortInUseError extends Error {
+  constructor(
+    readonly port: number,
+    readonly setting: string,
+    readonly flag: string,
+  ) {
+    super(
+      `port ${port} is already in use: stop the program using it, or choose another port with ` +
+        `the setting "${setting}" or the option ${flag} (0 picks a free port)`,
+    );
+    this.name = 'PortInUseError';
+  }
+}
+
+export interface ListenerSpec {
+  /** Shown in logs, e.g. `agent API`. */
+  name: string;
+  host: string;
+  port: number;
+  /** Settings key and CLI flag that choose the port, quoted in the port-in-use message. */
+  setting: string;
+  flag: string;
+  /** The HTTP(S) server that speaks on accepted sockets; it is never bound itself. */
+  server: http.Server;
+  /** Return false to close the socket at once. Absent: everyone may connect. */
+  admit?: (remoteAddress: string | undefined) => boolean;
+}
+
+export class Listener {
+  private readonly tcp: net.Server;
+  private readonly sockets = new Set<net.Socket>();
+  private refused = 0;
+
+  constructor(
+    private readonly spec: ListenerSpec,
+    private readonly log: Logger,
+  ) {
+    this.tcp = net.createServer({ pauseOnConnect: false }, (socket) => this.accept(socket));
+  }
+
+  private accept(socket: net.Socket): void {
+    if (this.spec.admit && !this.spec.admit(socket.remoteAddress)) {
+      this.refused += 1;
+      this.log.warn('connection refused by the allow-list', {
+        listener: this.spec.name,
+        remote: socket.remoteAddress,
+      });
+      socket.destroy();
+      return;
+    }
+    this.sockets.add(socket);
+    socket.once('close', () => this.sockets.delete(socket));
+    this.spec.server.emit('connection', socket);
+  }
+
+  /** Connections closed by the allow-list since start. */
+  get refusedCount(): number {
+    return this.refused;
+  }
+
+  /** The bound port (useful when 0 was asked for). */
+  get port(): number {
+    const address = this.tcp.address();
+    return typeof address === 'object' && address ? address.port : this.spec.port;
+  }
+
+  async start(): Promise<void> {
+    try {
+      await this.bind(this.spec.host);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // A machine without IPv6 cannot bind '::'; all IPv4 interfaces is the same intent.
+      if (this.spec.host === '::' && (code === 'EAFNOSUPPORT' || code === 'EADDRNOTAVAIL')) {
+        await this.bind('0.0.0.0');
+      } else throw error;
+    }
+    this.log.info('listening', { listener: this.spec.name, host: this.spec.host, port: this.port });
+  }
+
+  private bind(host: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const onError = (error: NodeJS.ErrnoException): void => {
+        this.tcp.off('listening', onListening);
+        if (error.code === 'EADDRINUSE') {
+          reject(new PortInUseError(this.spec.port, this.spec.setting, this.spec.flag));
+        } else reject(error);
+      };
+      const onListening = (): void => {
+        this.tcp.off('error', onError);
+        this.tcp.on('error', (e) => this.log.error('listener error', { listener: this.spec.name, error: e.message }));
+        resolve();
+      };
+      this.tcp.once('error', onError);
+      this.tcp.once('listening', onListening);
+      this.tcp.listen({ host, port: this.spec.port, exclusive: true });
+    });
+  }
+
+  /** Stops accepting, lets in-flight responses finish briefly, then closes what is left. */
+  async stop(graceMs = 2000): Promise<void> {
+    if (!this.tcp.listening) return;
+    const closed = new Promise<void>((resolve) => this.tcp.close(() => resolve()));
+    this.spec.server.closeIdleConnections();
+    const deadline = setTimeout(() => {
+      for (const socket of this.sockets) socket.destroy();
+    }, graceMs);
+    deadline.unref();
+    await closed;
+    clearTimeout(deadline);
+  }
+}

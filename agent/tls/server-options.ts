@@ -1,0 +1,34 @@
+/**
+ * TLS options shared by the agent API and the audit API (security.md §4): TLS 1.2 at least,
+ * set explicitly so `--tls-min-v1.0` or NODE_OPTIONS cannot lower it, and only ECDHE with
+ * AEAD ciphers (Node's default list still allows CBC suites).
+ */
+import type https from 'node:https';
+import type { TlsIdentity } from './certificate.js';
+
+export const TLS_CIPHERS = [
+  'TLS_AES_128_GCM_SHA256',
+  'TLS_AES_256_GCM_SHA384',
+  'TLS_CHACHA20_POLY1305_SHA256',
+  'ECDHE-ECDSA-AES128-GCM-SHA256',
+  'ECDHE-ECDSA-AES256-GCM-SHA384',
+  'ECDHE-ECDSA-CHACHA20-POLY1305',
+  'ECDHE-RSA-AES128-GCM-SHA256',
+  'ECDHE-RSA-AES256-GCM-SHA384',
+  'ECDHE-RSA-CHACHA20-POLY1305',
+].join(':');
+
+export function httpsServerOptions(identity: TlsIdentity): https.ServerOptions {
+  return {
+    key: identity.keyPem,
+    cert: identity.certPem,
+    minVersion: 'TLSv1.2',
+    ciphers: TLS_CIPHERS,
+    honorCipherOrder: true,
+    handshakeTimeout: 10_000,
+    // Slow-client limits (Node defaults are 60 s and 300 s).
+    headersTimeout: 10_000,
+    requestTimeout: 60_000,
+    keepAliveTimeout: 5_000,
+  };
+}

@@ -1,0 +1,78 @@
+/**
+ * Runs the `vigil` command as a child process, the way an operator or a script runs it: the
+ * package's bin launcher over the compiled dist/ (`npm test` builds first). Running the
+ * sources through tsx's loader was tried and dropped: its signal relay made SIGINT kill the
+ * child before the agent's own handler ran.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const ENTRY = path.join(REPO_ROOT, 'bin', 'vigil.js');
+
+export function spawnVigil(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, [ENTRY, ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, VIGIL_LOG_LEVEL: 'info', ...env },
+  });
+}
+
+export interface Finished {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs to completion (bounded by `timeoutMs`, after which the child is killed). */
+export function runVigil(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; stdin?: string; timeoutMs?: number } = {},
+): Promise<Finished> {
+  const child = spawnVigil(args, options.env);
+  return collect(child, options.timeoutMs ?? 20_000, options.stdin);
+}
+
+export function collect(child: ChildProcessWithoutNullStreams, timeoutMs: number, stdin?: string): Promise<Finished> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  if (stdin !== undefined) child.stdin.end(stdin);
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  return new Promise((resolve) => {
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** Resolves with the parsed ready line once the agent prints it; rejects if the child exits first. */
+export function waitForReady(
+  child: ChildProcessWithoutNullStreams,
+  timeoutMs = 20_000,
+): Promise<Record<string, string>> {
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    let stderr = '';
+    const timer = setTimeout(
+      () => reject(new Error(`no ready line within ${timeoutMs} ms; stderr:\n${stderr}`)),
+      timeoutMs,
+    );
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const newline = buffered.indexOf('\n');
+      if (newline >= 0) {
+        clearTimeout(timer);
+        resolve(JSON.parse(buffered.slice(0, newline)) as Record<string, string>);
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`agent exited with ${code} before the ready line; stderr:\n${stderr}`));
+    });
+  });
+}

@@ -1,0 +1,109 @@
+/**
+ * The folder rules of DESIGN.md §2 as a test: a forbidden import fails here, with the file
+ * and the import named, before it can become a habit.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { builtinModules } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from './helpers/cli.js';
+
+const SOURCE = /\.(ts|tsx|mts|js|mjs)$/;
+const IMPORT =
+  /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+function sourceFiles(folder: string): string[] {
+  const root = path.join(REPO_ROOT, folder);
+  if (!fs.existsSync(root)) return [];
+  const out: string[] = [];
+  for (const entry of fs.readdirSync(root, { withFileTypes: true, recursive: true })) {
+    const full = path.join(entry.parentPath, entry.name);
+    if (full.includes(`${path.sep}node_modules${path.sep}`) || full.includes(`${path.sep}dist${path.sep}`)) continue;
+    if (entry.isFile() && SOURCE.test(entry.name)) out.push(full);
+  }
+  return out;
+}
+
+export function importsOf(file: string): string[] {
+  const text = fs.readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, '');
+  return [...text.matchAll(IMPORT)].map((m) => m[1] ?? m[2] ?? m[3] ?? m[4] ?? '');
+}
+
+/** Which top-level folder of the repository an import lands in, or null for a package. */
+function targetFolder(file: string, specifier: string): string | null {
+  if (!specifier.startsWith('.')) return null;
+  const resolved = path.relative(REPO_ROOT, path.resolve(path.dirname(file), specifier));
+  return resolved.split(path.sep)[0] ?? null;
+}
+
+const NODE_BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
+
+interface Rule {
+  folder: string;
+  forbid: (file: string, specifier: string) => string | null;
+}
+
+const RULES: Rule[] = [
+  {
+    folder: 'agent',
+    forbid: (file, spec) =>
+      spec === 'electron' || spec.startsWith('electron/')
+        ? 'agent/ must not import electron'
+        : ['main', 'renderer', 'test'].includes(targetFolder(file, spec) ?? '')
+          ? 'agent/ may import only shared/ among the project folders'
+          : null,
+  },
+  {
+    folder: 'renderer',
+    forbid: (file, spec) =>
+      ['agent', 'main', 'test'].includes(targetFolder(file, spec) ?? '')
+        ? 'renderer/ reaches the agent only through its typed client'
+        : NODE_BUILTINS.has(spec) || spec === 'electron'
+          ? 'renderer/ runs in a browser: no Node built-ins, no electron'
+          : null,
+  },
+  {
+    folder: 'shared',
+    forbid: (file, spec) => {
+      if (NODE_BUILTINS.has(spec)) return 'shared/ is pure: no Node built-ins';
+      if (spec === 'electron') return 'shared/ is pure: no electron';
+      const target = targetFolder(file, spec);
+      return target !== null && target !== 'shared' ? 'shared/ imports only shared/' : null;
+    },
+  },
+  {
+    folder: 'main',
+    forbid: (file, spec) =>
+      ['renderer', 'test'].includes(targetFolder(file, spec) ?? '') ? 'main/ must not import renderer/ or test/' : null,
+  },
+];
+
+describe('layering (DESIGN.md §2)', () => {
+  for (const rule of RULES) {
+    it(`${rule.folder}/ keeps its import rules`, () => {
+      const violations: string[] = [];
+      for (const file of sourceFiles(rule.folder)) {
+        for (const spec of importsOf(file)) {
+          const reason = rule.forbid(file, spec);
+          if (reason) violations.push(`${path.relative(REPO_ROOT, file)} imports "${spec}": ${reason}`);
+        }
+      }
+      expect(violations).toEqual([]);
+    });
+  }
+
+  it('the checker sees a forbidden import when there is one', () => {
+    const file = path.join(REPO_ROOT, 'agent', 'x.ts');
+    expect(RULES[0]!.forbid(file, 'electron')).toMatch(/electron/);
+    expect(RULES[0]!.forbid(file, '../renderer/api-client.js')).toMatch(/shared/);
+    expect(RULES[2]!.forbid(path.join(REPO_ROOT, 'shared', 'x.ts'), 'node:fs')).toMatch(/pure/);
+    expect(RULES[2]!.forbid(path.join(REPO_ROOT, 'shared', 'x.ts'), 'fs')).toMatch(/pure/);
+    expect(RULES[1]!.forbid(path.join(REPO_ROOT, 'renderer', 'x.ts'), '../agent/agent.js')).toMatch(/typed client/);
+  });
+
+  it('reads the import forms the code base uses', () => {
+    const sample = path.join(REPO_ROOT, 'agent', 'agent.ts');
+    expect(importsOf(sample)).toContain('node:https');
+    expect(importsOf(sample)).toContain('./config/settings-store.js');
+  });
+});
