@@ -1,0 +1,128 @@
+/**
+ * The audit store: activity records in SQLite (better-sqlite3), WAL mode with
+ * `synchronous=FULL` so a record acknowledged after COMMIT survives a crash or power loss
+ * (security.md §0.10). Inserts are batched in one transaction per batch.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type { ActivityDetail, ActivityRecord, NewActivityRecord } from '../../shared/activity-record.js';
+import { formatWhen } from '../../shared/activity-record.js';
+import { migrate } from './audit-schema.js';
+import { RidGenerator } from './rid.js';
+
+export interface AuditStoreOptions {
+  file: string;
+  /** FULL by default; NORMAL survives kill -9 but may lose the last commits on power loss. */
+  synchronous?: 'FULL' | 'NORMAL';
+}
+
+/** A row of `activity_records` as SQLite returns it. */
+export interface RecordRow {
+  seq: number;
+  rid: string;
+  when_ms: number;
+  who: string;
+  action: string;
+  what: string;
+  location: string;
+  object_type: string;
+  data_source: string;
+  plan_name: string | null;
+  plan_id: string | null;
+  item_name: string | null;
+  workstation: string | null;
+  details: string | null;
+}
+
+export function rowToRecord(row: RecordRow): ActivityRecord {
+  const record: ActivityRecord = {
+    RID: row.rid,
+    Who: row.who,
+    Action: row.action,
+    What: row.what,
+    When: formatWhen(new Date(row.when_ms)),
+    Where: row.location,
+    ObjectType: row.object_type,
+    DataSource: row.data_source,
+  };
+  if (row.plan_name !== null) {
+    record.MonitoringPlan = row.plan_id === null ? { Name: row.plan_name } : { Name: row.plan_name, ID: row.plan_id };
+  }
+  if (row.item_name !== null) record.Item = { Name: row.item_name };
+  if (row.workstation !== null) record.Workstation = row.workstation;
+  if (row.details !== null) record.DetailList = JSON.parse(row.details) as ActivityDetail[];
+  return record;
+}
+
+export class AuditStore {
+  private readonly rids = new RidGenerator();
+  private readonly insert: Database.Statement;
+
+  private constructor(
+    readonly file: string,
+    readonly db: Database.Database,
+  ) {
+    this.insert = db.prepare(`
+      INSERT INTO activity_records (rid, when_ms, who, action, what, location, object_type, data_source,
+                                    plan_name, plan_id, item_name, workstation, details)
+      VALUES (@rid, @when_ms, @who, @action, @what, @location, @object_type, @data_source,
+              @plan_name, @plan_id, @item_name, @workstation, @details)`);
+  }
+
+  static open(options: AuditStoreOptions): AuditStore {
+    fs.mkdirSync(path.dirname(options.file), { recursive: true, mode: 0o700 });
+    const db = new Database(options.file);
+    try {
+      db.pragma('journal_mode = WAL');
+      db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+      db.pragma('foreign_keys = ON');
+      db.pragma('busy_timeout = 5000');
+      migrate(db, options.file);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return new AuditStore(options.file, db);
+  }
+
+  /**
+   * Stores the records in one transaction and returns them with their RIDs. `When` must parse
+   * as a date (callers validate input first); it is kept as UTC milliseconds.
+   */
+  insertBatch(records: readonly NewActivityRecord[]): ActivityRecord[] {
+    const stored: ActivityRecord[] = [];
+    this.db.transaction(() => {
+      for (const record of records) {
+        const whenMs = Date.parse(record.When);
+        if (Number.isNaN(whenMs)) throw new Error(`record time "${record.When}" is not a date`);
+        const rid = this.rids.next(whenMs);
+        this.insert.run({
+          rid,
+          when_ms: whenMs,
+          who: record.Who,
+          action: record.Action,
+          what: record.What,
+          location: record.Where,
+          object_type: record.ObjectType,
+          data_source: record.DataSource,
+          plan_name: record.MonitoringPlan?.Name ?? null,
+          plan_id: record.MonitoringPlan?.ID ?? null,
+          item_name: record.Item?.Name ?? null,
+          workstation: record.Workstation ?? null,
+          details: record.DetailList ? JSON.stringify(record.DetailList) : null,
+        });
+        stored.push({ ...record, RID: rid, When: formatWhen(new Date(whenMs)) });
+      }
+    })();
+    return stored;
+  }
+
+  count(): number {
+    return (this.db.prepare('SELECT count(*) AS n FROM activity_records').get() as { n: number }).n;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
