@@ -1,0 +1,42 @@
+/**
+ * The console API's access contract, shared by the agent (which enforces it), the CLI and the
+ * tray app (which use the console token) and the console web app (which uses the cookie).
+ * See docs/decisions.md "Console access".
+ *
+ * - The agent writes a fresh console token at every start to `<data dir>/secrets/console-token`
+ *   (owner-only). Only processes of the same user can read it; it never appears in a URL,
+ *   argv or a log line.
+ * - Programs (the `vigil` CLI, the tray app's main process) send it as
+ *   `Authorization: Bearer <console token>`.
+ * - A browser gets a session through a one-time login link: a program holding the token asks
+ *   for one (`POST /api/login-links` → `{ "url": "http://127.0.0.1:4495/login?code=..." }`,
+ *   single use, valid 60 s); opening it sets the session cookie (HttpOnly, SameSite=Strict)
+ *   and redirects to `/`. The tray app instead asks for a session directly
+ *   (`POST /api/sessions` → `{ "cookieName", "cookieValue", "expiresAt" }`) and sets the cookie
+ *   in its window's session, so nothing secret shows in the address bar.
+ * - Every request must carry a loopback Host (`127.0.0.1:<port>` or `localhost:<port>`):
+ *   anything else is refused (DNS rebinding). State-changing requests authenticated by cookie
+ *   must carry the console's own Origin (CSRF).
+ */
+
+export const CONSOLE_TOKEN_FILE = 'secrets/console-token';
+export const CONSOLE_SESSION_COOKIE = 'vigil_console';
+export const CONSOLE_TOKEN_PREFIX = 'vgc_';
+
+export const ConsolePaths = {
+  status: '/api/status',
+  loginLinks: '/api/login-links',
+  sessions: '/api/sessions',
+  login: '/login',
+} as const;
+
+export interface LoginLinkResponse {
+  url: string;
+  expiresAt: string;
+}
+
+export interface SessionResponse {
+  cookieName: string;
+  cookieValue: string;
+  expiresAt: string;
+}
