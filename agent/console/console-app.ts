@@ -3,6 +3,7 @@
  */
 import Koa from 'koa';
 import type { Logger } from '../log/logger.js';
+import { rendererDistFolder, staticFiles } from './static-files.js';
 
 export interface ConsoleAppDeps {
   log: Logger;
@@ -21,6 +22,7 @@ export function buildConsoleApp(deps: ConsoleAppDeps): Koa {
       ctx.body = { error: 'server_error', error_description: 'the console request failed' };
     }
   });
+  app.use(staticFiles(rendererDistFolder()));
   app.use(async (ctx, next) => {
     if (ctx.method === 'GET' && ctx.path === '/api/status') {
       ctx.body = deps.status();

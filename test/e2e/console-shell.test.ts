@@ -1,0 +1,41 @@
+/** The console web app is served by the agent and renders in a real browser. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import type { RunningAgent } from '../../agent/agent.js';
+import { startTestAgent } from '../helpers/test-agent.js';
+import { launchChromium, screenshot } from '../helpers/browser.js';
+
+describe('console web app', () => {
+  let agent: RunningAgent;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    agent = await startTestAgent();
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await agent?.stop();
+  });
+
+  it('loads from the console listener with a strict CSP and shows where clients connect', async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    const response = await page.goto(agent.urls().consoleUrl);
+    expect(response?.status()).toBe(200);
+    expect(response?.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
+    await expect.poll(() => page.textContent('body')).toContain(agent.identity.fingerprint256);
+    await screenshot(page, 'console-shell');
+    expect(errors).toEqual([]);
+  });
+
+  it('serves index.html for app routes and 404 for missing assets', async () => {
+    const route = await fetch(new URL('/applications', agent.urls().consoleUrl));
+    expect(route.status).toBe(200);
+    expect(await route.text()).toContain('<div id="app">');
+    const asset = await fetch(new URL('/assets/missing.js', agent.urls().consoleUrl));
+    expect(asset.status).toBe(404);
+  });
+});
