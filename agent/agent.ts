@@ -64,8 +64,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   try {
     const identity = await loadOrCreateIdentity(paths, log.child('tls'));
     const allowList = new AllowList(settings.current.allowList);
-    const unsubscribe = settings.onChange((next) => allowList.replace(next.allowList));
-    cleanups.push(async () => unsubscribe());
+    if (allowList.current.length === 0) log.warn('the allow-list is empty: no client can reach the agent or audit API');
 
     const s = settings.current;
     const apiApp = buildApiApp({ log: log.child('api') });
@@ -124,6 +123,13 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       await listener.start();
       cleanups.push(() => listener.stop());
     }
+    const unsubscribe = settings.onChange((next, previous) => {
+      if (JSON.stringify(next.allowList) === JSON.stringify(previous.allowList)) return;
+      allowList.replace(next.allowList);
+      listeners.api.revalidate();
+      listeners.audit.revalidate();
+    });
+    cleanups.push(async () => unsubscribe());
 
     const ports = { api: listeners.api.port, audit: listeners.audit.port, console: listeners.console.port };
     const currentUrls = (): AgentUrls => ({

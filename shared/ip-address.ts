@@ -49,7 +49,50 @@ export function isIpv6(text: string): boolean {
   return halves.length === 2 ? total <= 7 : total === 8;
 }
 
-/** Parses `10.0.0.0/8`, `192.168.1.7`, `fd00::/8` or `::1`. */
+/** The 32 bits of an IPv4 address as four octets. */
+function ipv4Octets(text: string): number[] {
+  return text.split('.').map(Number);
+}
+
+/** The eight 16-bit groups of a valid IPv6 address, `::` expanded and an IPv4 tail converted. */
+export function ipv6Groups(text: string): number[] {
+  let body = text;
+  const tail: number[] = [];
+  const lastColon = text.lastIndexOf(':');
+  if (text.slice(lastColon + 1).includes('.')) {
+    const [a = 0, b = 0, c = 0, d = 0] = ipv4Octets(text.slice(lastColon + 1));
+    tail.push((a << 8) | b, (c << 8) | d);
+    body = text.slice(0, lastColon + 1);
+    if (!body.endsWith('::')) body = body.slice(0, -1); // the ':' before the IPv4 part
+  }
+  const [head = '', rest] = body.split('::') as [string, string | undefined];
+  const parse = (part: string): number[] => (part === '' ? [] : part.split(':').map((g) => parseInt(g, 16)));
+  const left = parse(head);
+  const right = rest === undefined ? [] : parse(rest);
+  const zeros = rest === undefined ? 0 : 8 - tail.length - left.length - right.length;
+  return [...left, ...Array<number>(zeros).fill(0), ...right, ...tail];
+}
+
+/** Bits of the address as 0/1 values, most significant first. */
+function addressBits(family: IpFamily, address: string): number[] {
+  const words = family === 'ipv4' ? ipv4Octets(address) : ipv6Groups(address);
+  const width = family === 'ipv4' ? 8 : 16;
+  return words.flatMap((w) => Array.from({ length: width }, (_, i) => (w >> (width - 1 - i)) & 1));
+}
+
+function formatNetwork(family: IpFamily, bits: number[]): string {
+  const width = family === 'ipv4' ? 8 : 16;
+  const words: number[] = [];
+  for (let i = 0; i < bits.length; i += width) words.push(bits.slice(i, i + width).reduce((a, b) => a * 2 + b, 0));
+  return family === 'ipv4' ? words.join('.') : words.map((w) => w.toString(16)).join(':');
+}
+
+/**
+ * Parses `10.0.0.0/8`, `192.168.1.7`, `fd00::/8` or `::1`. Refuses entries that are almost
+ * certainly mistakes (security.md §8.4 N10): a range with host bits set (`10.0.0.1/8`), a
+ * `/0` range that would open the API to every address, and IPv4-mapped IPv6 forms (IPv4
+ * entries already match IPv4 clients of a dual-stack socket).
+ */
 export function parseAllowListEntry(raw: string): ParseResult<AllowListRange> {
   const text = raw.trim();
   if (text === '') return { ok: false, error: 'empty entry' };
@@ -67,6 +110,23 @@ export function parseAllowListEntry(raw: string): ParseResult<AllowListRange> {
       return { ok: false, error: `prefix "/${bits}" must be a number from 0 to ${max}` };
     }
     prefix = Number(bits);
+  }
+  if (family === 'ipv6' && /^::ffff:/i.test(address) && address.includes('.')) {
+    return {
+      ok: false,
+      error: `write IPv4 entries in IPv4 form ("${address.slice(7)}"); they match IPv4-mapped clients too`,
+    };
+  }
+  if (prefix === 0) {
+    return { ok: false, error: `"${text}" would allow every address; list the networks that need access instead` };
+  }
+  const bitsOfAddress = addressBits(family, address);
+  if (bitsOfAddress.slice(prefix).some((b) => b === 1)) {
+    const network = formatNetwork(family, [...bitsOfAddress.slice(0, prefix), ...Array<number>(max - prefix).fill(0)]);
+    return {
+      ok: false,
+      error: `"${text}" has bits set after the /${prefix} prefix; the network is ${network}/${prefix}`,
+    };
   }
   return { ok: true, value: { text, family, address: address.toLowerCase(), prefix } };
 }

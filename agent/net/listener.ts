@@ -63,6 +63,24 @@ export class Listener {
     this.spec.server.emit('connection', socket);
   }
 
+  /**
+   * Closes open connections whose address the admission check now refuses, so removing an
+   * address from the allow-list also ends its keep-alive connections (security.md §8.4 N12).
+   */
+  revalidate(): number {
+    if (!this.spec.admit) return 0;
+    let closed = 0;
+    for (const socket of this.sockets) {
+      if (!this.spec.admit(socket.remoteAddress)) {
+        socket.destroy();
+        closed += 1;
+      }
+    }
+    if (closed > 0)
+      this.log.info('closed connections no longer on the allow-list', { listener: this.spec.name, closed });
+    return closed;
+  }
+
   /** Connections closed by the allow-list since start. */
   get refusedCount(): number {
     return this.refused;

@@ -2,6 +2,10 @@
  * The allow-list is enforced when a connection is accepted, before any TLS byte, and changes
  * at run time without a restart (issue 2; security.md §0.8).
  */
+import https from 'node:https';
+import net from 'node:net';
+import tls from 'node:tls';
+import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningAgent } from '../../agent/agent.js';
 import { startTestAgent } from '../helpers/test-agent.js';
@@ -78,6 +82,58 @@ describe('IP allow-list on the agent and audit listeners', () => {
       rejectUnauthorized: false,
     });
     expect(refused.ok).toBe(false);
+  });
+
+  it('removing an address closes its open keep-alive connections (N12)', async () => {
+    await agent.settings.update((s) => {
+      s.allowList.push('127.0.0.0/8');
+    });
+    const socket = tls.connect({
+      socket: net.connect({ host: '127.0.0.1', port: agent.ports.api, localAddress: '127.0.0.2' }),
+      rejectUnauthorized: false,
+    });
+    await once(socket, 'secureConnect');
+    const closed = once(socket, 'close');
+    await agent.settings.update((s) => {
+      s.allowList = s.allowList.filter((e) => e !== '127.0.0.0/8');
+    });
+    await closed; // bounded by the test timeout
+    expect(socket.destroyed).toBe(true);
+  });
+
+  it('a forwarded-for header cannot talk a refused client in (N11)', async () => {
+    const result = await rawConnect({ host: '127.0.0.1', port: agent.ports.api, localAddress: '127.0.0.2' });
+    expect(result.bytesReceived).toBe(0);
+    // Even an allowed TLS client gets no say in who it is: only the socket address counts.
+    const response = await new Promise<number>((resolve, reject) => {
+      const request = https.request(
+        {
+          host: '127.0.0.1',
+          port: agent.ports.api,
+          path: '/api/v1/nothing',
+          rejectUnauthorized: false,
+          localAddress: '127.0.0.2',
+          headers: { 'X-Forwarded-For': '127.0.0.1', Forwarded: 'for=127.0.0.1' },
+        },
+        (res) => resolve(res.statusCode ?? 0),
+      );
+      request.on('error', reject);
+      request.end();
+    }).catch((e: NodeJS.ErrnoException) => e.code);
+    expect(response).toBe('ECONNRESET');
+  });
+
+  it('plain HTTP to the agent API gets no HTTP answer (N07)', async () => {
+    const result = await new Promise<string>((resolve) => {
+      const socket = net.connect({ host: '127.0.0.1', port: agent.ports.api });
+      let data = '';
+      socket.on('connect', () => socket.write('GET /api/v1/agents HTTP/1.1\r\nHost: localhost\r\n\r\n'));
+      socket.on('data', (chunk: Buffer) => (data += chunk.toString('latin1')));
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve(data));
+      setTimeout(() => socket.destroy(), 5000);
+    });
+    expect(result).not.toMatch(/^HTTP\/1\.1 2/);
   });
 
   it('an invalid entry is rejected with the field named, and the list in force is unchanged', async () => {

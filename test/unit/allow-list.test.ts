@@ -20,8 +20,8 @@ describe('AllowList', () => {
 
   it('refuses everything when empty, and unknown or missing addresses always', () => {
     expect(new AllowList([]).allows('127.0.0.1')).toBe(false);
-    expect(new AllowList(['0.0.0.0/0']).allows(undefined)).toBe(false);
-    expect(new AllowList(['0.0.0.0/0']).allows('not-an-ip')).toBe(false);
+    expect(new AllowList(['0.0.0.0/1', '128.0.0.0/1']).allows(undefined)).toBe(false);
+    expect(new AllowList(['0.0.0.0/1', '128.0.0.0/1']).allows('not-an-ip')).toBe(false);
   });
 
   it('keeps the old list when a replacement holds an invalid entry', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isIpv4, isIpv6, parseAllowListEntry } from '../../shared/ip-address.js';
+import { ipv6Groups, isIpv4, isIpv6, parseAllowListEntry } from '../../shared/ip-address.js';
 
 describe('allow-list entry parsing', () => {
   it.each(['127.0.0.1', '0.0.0.0', '255.255.255.255', '10.1.2.3'])('accepts IPv4 %s', (a) =>
@@ -41,5 +41,35 @@ describe('allow-list entry parsing', () => {
     });
     expect(parseAllowListEntry('10.0.0.0/')).toMatchObject({ ok: false });
     expect(parseAllowListEntry('   ')).toEqual({ ok: false, error: 'empty entry' });
+  });
+});
+
+describe('allow-list entries that are almost certainly mistakes (security.md N10)', () => {
+  it.each([
+    ['10.0.0.1/8', 'the network is 10.0.0.0/8'],
+    ['192.168.1.77/24', 'the network is 192.168.1.0/24'],
+    ['fd00::1/64', 'the network is fd00:0:0:0:0:0:0:0/64'],
+    ['0.0.0.0/0', 'would allow every address'],
+    ['::/0', 'would allow every address'],
+    ['::ffff:127.0.0.1', 'IPv4 form ("127.0.0.1")'],
+    ['300.1.1.1', 'is not an IPv4 or IPv6 address'],
+  ])('%s is refused: %s', (entry, message) => {
+    const parsed = parseAllowListEntry(entry);
+    expect(parsed.ok).toBe(false);
+    expect(parsed.ok ? '' : parsed.error).toContain(message);
+  });
+
+  it.each(['10.0.0.0/8', '192.168.1.0/24', 'fd00::/64', '::1/128', '127.0.0.1/32', '2001:db8::/32', '1.2.3.4/32'])(
+    '%s is accepted',
+    (entry) => expect(parseAllowListEntry(entry).ok).toBe(true),
+  );
+
+  it('expands IPv6 forms to eight groups', () => {
+    expect(ipv6Groups('::1')).toEqual([0, 0, 0, 0, 0, 0, 0, 1]);
+    expect(ipv6Groups('fd00::2')).toEqual([0xfd00, 0, 0, 0, 0, 0, 0, 2]);
+    expect(ipv6Groups('::ffff:1.2.3.4')).toEqual([0, 0, 0, 0, 0, 0xffff, 0x0102, 0x0304]);
+    expect(ipv6Groups('::1.2.3.4')).toEqual([0, 0, 0, 0, 0, 0, 0x0102, 0x0304]);
+    expect(ipv6Groups('1:2:3:4:5:6:1.2.3.4')).toEqual([1, 2, 3, 4, 5, 6, 0x0102, 0x0304]);
+    expect(ipv6Groups('1:2:3:4:5:6:7:8')).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   });
 });
