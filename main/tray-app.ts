@@ -20,7 +20,7 @@ import { claimSingleInstance } from './single-instance.js';
 import { trayActionRunner } from './tray-actions.js';
 import { TrayController, snapshotOf } from './tray-controller.js';
 import { trayDataDir } from './tray-data-dir.js';
-import { trayIconFile, windowIconFile } from './tray-icons.js';
+import { assetsDir, trayIconFile, windowIconFile } from './tray-icons.js';
 import { hardenSession } from './window-hardening.js';
 
 export type ElectronModules = Pick<
@@ -71,7 +71,11 @@ function onReady(
 ): ConsoleWindow {
   const { app } = electron;
   app.dock?.hide(); // a tray app, not a dock app
-  const assetsDir = path.join(app.getAppPath(), 'assets');
+  const assets = assetsDir({
+    isPackaged: app.isPackaged,
+    appPath: app.getAppPath(),
+    resourcesPath: process.resourcesPath,
+  });
   const consoleSession = electron.session.fromPartition(CONSOLE_PARTITION);
   const consoleWindow = new ConsoleWindow({
     createWindow: (options) => new electron.BrowserWindow(options),
@@ -81,7 +85,7 @@ function onReady(
       return agent ? { consoleUrl: agent.urls().consoleUrl, tokenFile: agent.paths.consoleToken } : null;
     },
     log,
-    icon: windowIconFile(assetsDir),
+    icon: windowIconFile(assets),
   });
   hardenSession(consoleSession, {
     consoleOrigin: () => consoleWindow.origin(),
@@ -98,12 +102,12 @@ function onReady(
   const notify = (text: NotificationText): void => {
     log.warn(text.title, { detail: text.body });
     if (!electron.Notification.isSupported() || !throttle.allow(text.key)) return;
-    new electron.Notification({ title: text.title, body: text.body, icon: windowIconFile(assetsDir) }).show();
+    new electron.Notification({ title: text.title, body: text.body, icon: windowIconFile(assets) }).show();
   };
 
   let status: AgentStatusSource | null = null;
   let unsubscribe = (): void => undefined;
-  const iconFile = (state: Parameters<typeof trayIconFile>[0]) => trayIconFile(state, process.platform, assetsDir);
+  const iconFile = (state: Parameters<typeof trayIconFile>[0]) => trayIconFile(state, process.platform, assets);
   const tray = new electron.Tray(iconFile('running'));
   const run = trayActionRunner({
     agent: () => host.agent,

@@ -9,6 +9,14 @@
 import path from 'node:path';
 import type { TrayIconState } from './tray-model.js';
 
+/**
+ * The folder holding tray/ and app/: the repository's assets/ in development, the copy
+ * electron-builder puts in the resources folder (extraResources) when packaged.
+ */
+export function assetsDir(inputs: { isPackaged: boolean; appPath: string; resourcesPath: string }): string {
+  return path.join(inputs.isPackaged ? inputs.resourcesPath : inputs.appPath, 'assets');
+}
+
 export function trayIconFile(state: TrayIconState, platform: NodeJS.Platform, assetsDir: string): string {
   const dir = path.join(assetsDir, 'tray');
   if (platform === 'darwin') return path.join(dir, `tray-${state}Template.png`);

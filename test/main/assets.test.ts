@@ -9,7 +9,7 @@ import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { ICNS_TYPES } from '../../assets/generator/encoders.js';
 import { LINUX_ICON_SIZES, TRAY_STATES, iconFiles } from '../../assets/generator/icons.js';
-import { trayIconFile, windowIconFile } from '../../main/tray-icons.js';
+import { assetsDir, trayIconFile, windowIconFile } from '../../main/tray-icons.js';
 import { REPO_ROOT } from '../helpers/cli.js';
 
 const ASSETS = path.join(REPO_ROOT, 'assets');
@@ -64,6 +64,13 @@ function icoEntries(data: Buffer): Array<[number, Png]> {
 }
 
 describe('tray icons', () => {
+  it('are looked up in the repository assets/ when running unpackaged (npm start)', () => {
+    expect(assetsDir({ isPackaged: false, appPath: REPO_ROOT, resourcesPath: '/unused' })).toBe(ASSETS);
+    expect(assetsDir({ isPackaged: true, appPath: '/x/app.asar', resourcesPath: '/x' })).toBe(
+      path.join('/x', 'assets'),
+    );
+  });
+
   it.each(['darwin', 'win32', 'linux'] as const)('exist for every state on %s', (platform) => {
     for (const state of TRAY_STATES) {
       const file = trayIconFile(state, platform, ASSETS);

@@ -12,7 +12,7 @@ import yaml from 'js-yaml';
 import { Minimatch } from 'minimatch';
 import { describe, expect, it } from 'vitest';
 import { TRAY_STATES } from '../../assets/generator/icons.js';
-import { trayIconFile, windowIconFile } from '../../main/tray-icons.js';
+import { assetsDir, trayIconFile, windowIconFile } from '../../main/tray-icons.js';
 import { REPO_ROOT } from '../helpers/cli.js';
 
 /** The part of electron-builder's Configuration this project sets (its own .d.ts files do not typecheck under skipLibCheck:false). */
@@ -27,6 +27,7 @@ interface BuilderConfig {
   mac?: { target?: string[]; icon?: string };
   win?: { target?: string[]; icon?: string };
   linux?: { target?: string[]; icon?: string; maintainer?: string };
+  extraResources?: Array<{ from: string; to: string }>;
 }
 
 const CONFIG_FILE = path.join(REPO_ROOT, 'electron-builder.yml');
@@ -123,24 +124,37 @@ describe('electron-builder.yml', () => {
     }
   });
 
-  it('ships the compiled entry points, package.json and the icons main/ loads', () => {
-    const required = [
-      'package.json',
-      packageJson.main,
-      'dist/agent/agent.js',
-      'dist/shared/console-api.js',
-      ...['darwin', 'win32', 'linux'].flatMap((platform) =>
-        TRAY_STATES.map((state) => trayIconFile(state, platform as NodeJS.Platform, 'assets')),
+  it('ships the compiled entry points and package.json in the archive', () => {
+    for (const file of ['package.json', packageJson.main, 'dist/agent/agent.js', 'dist/shared/console-api.js']) {
+      expect(shipped, file).toContain(file);
+    }
+  });
+
+  it('puts every icon main/ loads in the resources folder, where main/ looks for it when packaged', () => {
+    // What electron-builder copies: each file under `from` lands at `to` + its path below `from`.
+    const resources = new Set<string>();
+    for (const { from, to } of config.extraResources ?? []) {
+      for (const file of files) {
+        if (file === from) resources.add(to);
+        else if (file.startsWith(`${from}/`)) resources.add(`${to}${file.slice(from.length)}`);
+      }
+    }
+    const resourcesPath = path.join(path.sep, 'opt', 'Vigil', 'resources');
+    const packaged = assetsDir({ isPackaged: true, appPath: '/opt/Vigil/resources/app.asar', resourcesPath });
+    const needed = [
+      ...(['darwin', 'win32', 'linux'] as const).flatMap((platform) =>
+        TRAY_STATES.map((state) => trayIconFile(state, platform, packaged)),
       ),
-      windowIconFile('assets'),
-    ].map((f) => f.split(path.sep).join('/'));
-    for (const file of required) expect(shipped, file).toContain(file);
+      ...TRAY_STATES.map((state) => trayIconFile(state, 'darwin', packaged).replace(/\.png$/, '@2x.png')),
+      windowIconFile(packaged),
+    ].map((file) => path.relative(resourcesPath, file).split(path.sep).join('/'));
+    for (const file of needed) expect([...resources], file).toContain(file);
   });
 
   it('ships nothing from the sources, tests, benchmarks, docs or build bookkeeping', () => {
     const leaks = shipped.filter(
       (f) =>
-        /^(test|bench|docs|main|agent|shared|renderer\/(?!dist\/)|assets\/generator|\.ci)\//.test(f) ||
+        /^(test|bench|docs|main|agent|shared|renderer\/(?!dist\/)|assets|\.ci)\//.test(f) ||
         /\.(ts|tsx|map)$/.test(f) ||
         f.startsWith('dist/.tsbuildinfo/') ||
         f === 'electron-builder.yml',
