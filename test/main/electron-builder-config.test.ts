@@ -55,6 +55,33 @@ function projectFiles(): string[] {
   return out;
 }
 
+/**
+ * Folders of the packages electron-builder ships: "dependencies" and, transitively, their
+ * dependencies and optional dependencies (where prebuilt native parts usually live).
+ */
+function productionPackageDirs(): string[] {
+  const found = new Set<string>();
+  const visit = (name: string, from: string): void => {
+    // Node's resolution: the nearest node_modules/<name> walking up from the requiring package.
+    for (let dir = from; ; dir = path.dirname(dir)) {
+      const candidate = path.join(dir, 'node_modules', name);
+      if (fs.existsSync(path.join(candidate, 'package.json'))) {
+        if (found.has(candidate)) return;
+        found.add(candidate);
+        const pkg = JSON.parse(fs.readFileSync(path.join(candidate, 'package.json'), 'utf8')) as {
+          dependencies?: Record<string, string>;
+          optionalDependencies?: Record<string, string>;
+        };
+        for (const dep of Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies })) visit(dep, candidate);
+        return;
+      }
+      if (dir === REPO_ROOT || path.dirname(dir) === dir) return; // an optional dependency not installed here
+    }
+  };
+  for (const name of Object.keys(packageJson.dependencies)) visit(name, REPO_ROOT);
+  return [...found];
+}
+
 const patterns = (config.files ?? []).map((p) => new Minimatch(p, { dot: true }));
 
 /** minimatch-all, as app-builder-lib/out/util/filter.js: the last pattern that matches decides. */
@@ -168,8 +195,7 @@ describe('electron-builder.yml', () => {
     expect(config.asar).toBe(true);
     const unpack = (config.asarUnpack ?? []).map((p) => new Minimatch(p, { dot: true }));
     const nativeFiles: string[] = [];
-    for (const dep of Object.keys(packageJson.dependencies)) {
-      const dir = path.join(REPO_ROOT, 'node_modules', dep);
+    for (const dir of productionPackageDirs()) {
       for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
         if (entry.isFile() && entry.name.endsWith('.node')) {
           nativeFiles.push(path.relative(REPO_ROOT, path.join(entry.parentPath, entry.name)).split(path.sep).join('/'));
