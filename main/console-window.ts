@@ -4,6 +4,7 @@
  * window-hardening.ts. Opening it again (tray menu, second launch) brings the existing window
  * forward instead of making another.
  */
+import { createHash } from 'node:crypto';
 import type { BrowserWindowConstructorOptions, CookiesSetDetails } from 'electron';
 import type { Logger } from '../agent/agent.js';
 import { readConsoleToken, requestConsoleSession, sessionCookie } from './console-session.js';
@@ -76,7 +77,7 @@ const RENEW_MARGIN_MS = 5 * 60_000;
 export class ConsoleWindow {
   private window: ConsoleWindowLike | null = null;
   private shownUrl: string | null = null;
-  private session: { consoleUrl: string; expiresAt: number } | null = null;
+  private session: { consoleUrl: string; tokenDigest: string; expiresAt: number } | null = null;
 
   constructor(private readonly deps: ConsoleWindowDeps) {}
 
@@ -91,9 +92,10 @@ export class ConsoleWindow {
     const target = this.deps.target();
     if (!target) return false;
     const existing = this.window && !this.window.isDestroyed() ? this.window : null;
-    await this.ensureSession(target, existing === null);
+    const renewed = await this.ensureSession(target, existing === null);
     if (existing) {
-      if (this.shownUrl !== target.consoleUrl) await this.load(existing, target.consoleUrl);
+      // A new session (the agent restarted, or the old one was ending) needs the page reloaded to take effect.
+      if (renewed || this.shownUrl !== target.consoleUrl) await this.load(existing, target.consoleUrl);
       if (existing.isMinimized()) existing.restore();
       existing.show();
       existing.focus();
@@ -119,20 +121,33 @@ export class ConsoleWindow {
     }
   }
 
-  /** Asks for a session for a new window, or when the current one is about to end. */
-  private async ensureSession(target: ConsoleTarget, newWindow: boolean): Promise<void> {
+  /**
+   * Asks for a session for a new window, when the console's token changed (the agent
+   * restarted, so its sessions are gone) or when the current session is about to end.
+   * Returns true when a new session cookie was set.
+   */
+  private async ensureSession(target: ConsoleTarget, newWindow: boolean): Promise<boolean> {
     const now = (this.deps.now ?? Date.now)();
-    const current = this.session;
-    if (!newWindow && current?.consoleUrl === target.consoleUrl && current.expiresAt - now > RENEW_MARGIN_MS) return;
     try {
       const token = await readConsoleToken(target.tokenFile);
+      // Only a digest is kept, to recognise the token later; the token itself is not stored.
+      const tokenDigest = createHash('sha256').update(token).digest('hex');
+      const current = this.session;
+      const stillGood =
+        current !== null &&
+        current.consoleUrl === target.consoleUrl &&
+        current.tokenDigest === tokenDigest &&
+        current.expiresAt - now > RENEW_MARGIN_MS;
+      if (!newWindow && stillGood) return false;
       const session = await requestConsoleSession(target.consoleUrl, token);
       await this.deps.setCookie(sessionCookie(target.consoleUrl, session));
-      this.session = { consoleUrl: target.consoleUrl, expiresAt: Date.parse(session.expiresAt) };
+      this.session = { consoleUrl: target.consoleUrl, tokenDigest, expiresAt: Date.parse(session.expiresAt) };
+      return true;
     } catch (error) {
       // The console still opens and offers its own sign-in; the reason goes to the log.
       this.session = null;
       this.deps.log.warn('the console window could not be signed in', { error: (error as Error).message });
+      return false;
     }
   }
 }

@@ -23,6 +23,8 @@ import type { NavigationEvent } from '../../main/window-hardening.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
 const TOKEN = 'vgc_' + 'k'.repeat(43);
+/** The token the agent writes after a restart. */
+const NEXT_TOKEN = 'vgc_' + 'n'.repeat(43);
 
 interface Seen {
   method: string;
@@ -53,7 +55,8 @@ beforeAll(async () => {
       res.writeHead(404).end();
       return;
     }
-    if (mode === 'unauthorized' || req.headers.authorization !== `Bearer ${TOKEN}`) {
+    const valid = [`Bearer ${TOKEN}`, `Bearer ${NEXT_TOKEN}`].includes(req.headers.authorization ?? '');
+    if (mode === 'unauthorized' || !valid) {
       res.writeHead(401, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: 'invalid_token', error_description: 'the console token is not valid' }));
       return;
@@ -204,7 +207,7 @@ class Window extends EventEmitter implements ConsoleWindowLike {
   }
 }
 
-function consoleWindow(target: () => { consoleUrl: string; tokenFile: string } | null) {
+function consoleWindow(target: () => { consoleUrl: string; tokenFile: string } | null, now?: () => number) {
   const journal: string[] = [];
   const windows: Window[] = [];
   const cookies: CookiesSetDetails[] = [];
@@ -222,6 +225,7 @@ function consoleWindow(target: () => { consoleUrl: string; tokenFile: string } |
     },
     target,
     log: createLogger({ write: (l) => logLines.push(l), level: 'debug' }),
+    ...(now ? { now } : {}),
   });
   return { cw, journal, windows, cookies, logLines };
 }
@@ -251,6 +255,34 @@ describe('console window', () => {
     await cw.open();
     expect(windows).toHaveLength(2);
     expect(seen).toHaveLength(2);
+  });
+
+  it('signs the open window in again, and reloads it, when the agent restarted with a new token', async () => {
+    const file = tokenFile();
+    const { cw, journal, windows } = consoleWindow(() => ({ consoleUrl, tokenFile: file }));
+    await cw.open();
+    fs.writeFileSync(file, NEXT_TOKEN + '\n');
+    journal.length = 0;
+    await cw.open();
+    expect(windows).toHaveLength(1);
+    expect(seen.map((r) => r.authorization)).toEqual([`Bearer ${TOKEN}`, `Bearer ${NEXT_TOKEN}`]);
+    expect(journal).toEqual(['cookie vigil_console', `load ${consoleUrl}`, 'show', 'focus']);
+  });
+
+  it('renews a session that is about to end before showing the window again', async () => {
+    const file = tokenFile();
+    let now = Date.now();
+    const { cw, cookies } = consoleWindow(
+      () => ({ consoleUrl, tokenFile: file }),
+      () => now,
+    );
+    await cw.open();
+    now += 7 * 3600_000; // an hour before the 8-hour session ends: still good
+    await cw.open();
+    expect(cookies).toHaveLength(1);
+    now += 3600_000 - 60_000; // one minute left
+    await cw.open();
+    expect(cookies).toHaveLength(2);
   });
 
   it('fences the window to the console origin', async () => {
