@@ -18,8 +18,8 @@ import { buildAuditApp } from './audit/audit-app.js';
 import { buildConsoleApp } from './console/console-app.js';
 import { createLogger, type Logger } from './log/logger.js';
 
-// Hosts of the agent (the CLI, the tray app in main/) import this file only; what they need to
-// name besides startAgent is re-exported here.
+// Code outside agent/ that hosts the agent (the tray app in main/) imports this file only
+// (test/layers.test.ts); what it needs to name besides startAgent is re-exported here.
 export { createLogger, parseLogLevel, type Logger, type LogFields } from './log/logger.js';
 export { PortInUseError } from './net/listener.js';
 export { AgentAlreadyRunningError } from './config/agent-lock.js';
