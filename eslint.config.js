@@ -22,4 +22,18 @@ export default tseslint.config(
     files: ['renderer/**/*.{ts,tsx}'],
     languageOptions: { globals: { ...globals.browser } },
   },
+  {
+    // main/ compiles with the DOM lib only because Electron's type definitions need it; the
+    // main process has no DOM, so its globals are refused here.
+    files: ['main/**/*.ts'],
+    rules: {
+      'no-restricted-globals': [
+        'error',
+        ...['window', 'document', 'localStorage', 'sessionStorage', 'location', 'alert', 'HTMLElement'].map((name) => ({
+          name,
+          message: "main/ runs in Electron's main process, which has no DOM",
+        })),
+      ],
+    },
+  },
 );

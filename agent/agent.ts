@@ -18,6 +18,13 @@ import { buildAuditApp } from './audit/audit-app.js';
 import { buildConsoleApp } from './console/console-app.js';
 import { createLogger, type Logger } from './log/logger.js';
 
+// Code outside agent/ that hosts the agent (the tray app in main/) imports this file only
+// (test/layers.test.ts); what it needs to name besides startAgent is re-exported here.
+export { createLogger, parseLogLevel, type Logger, type LogFields } from './log/logger.js';
+export { PortInUseError } from './net/listener.js';
+export { AgentAlreadyRunningError } from './config/agent-lock.js';
+export { dataPaths, type DataPaths } from './config/data-dir.js';
+
 /** The console is for the person at this machine: loopback only, never a setting (DESIGN.md §1). */
 export const CONSOLE_HOST = '127.0.0.1';
 

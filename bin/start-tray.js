@@ -22,5 +22,12 @@ if (typeof electronBinary !== 'string' || !existsSync(electronBinary)) {
   process.exit(1);
 }
 const appDir = fileURLToPath(new URL('..', import.meta.url));
+if (!existsSync(fileURLToPath(new URL('../dist/main/index.js', import.meta.url)))) {
+  process.stderr.write('vigil: the tray app is not built yet; run "npm run build" (npm ci does it too)\n');
+  process.exit(1);
+}
 const child = spawn(electronBinary, [appDir], { stdio: 'inherit' });
+// Ctrl+C or a kill reaches the app, whose quit handler stops the agent cleanly; this launcher
+// waits for it instead of leaving first.
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

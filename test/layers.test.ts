@@ -73,10 +73,23 @@ const RULES: Rule[] = [
   },
   {
     folder: 'main',
-    forbid: (file, spec) =>
-      ['renderer', 'test'].includes(targetFolder(file, spec) ?? '') ? 'main/ must not import renderer/ or test/' : null,
+    forbid: (file, spec) => {
+      const target = targetFolder(file, spec);
+      if (target === 'renderer' || target === 'test') return 'main/ must not import renderer/ or test/';
+      if (target === 'agent' && path.resolve(path.dirname(file), spec) !== path.join(REPO_ROOT, 'agent', 'agent.js')) {
+        return 'main/ imports the agent through its public entry, agent/agent.ts, only';
+      }
+      return null;
+    },
   },
 ];
+
+/** Value imports of electron in main/ (not `import type`): only the entry may load Electron at run time. */
+function runtimeElectronImports(file: string): number {
+  const text = fs.readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, '');
+  return [...text.matchAll(/import\s+(?!type\b)[^'"]*?from\s*['"]electron['"]|require\(\s*['"]electron['"]\s*\)/g)]
+    .length;
+}
 
 describe('layering (DESIGN.md §2)', () => {
   for (const rule of RULES) {
@@ -92,6 +105,14 @@ describe('layering (DESIGN.md §2)', () => {
     });
   }
 
+  it('main/ loads electron at run time in main/index.ts only, so the rest runs in tests under Node', () => {
+    const offenders = sourceFiles('main')
+      .filter((file) => path.basename(file) !== 'index.ts' && runtimeElectronImports(file) > 0)
+      .map((file) => path.relative(REPO_ROOT, file));
+    expect(offenders).toEqual([]);
+    expect(runtimeElectronImports(path.join(REPO_ROOT, 'main', 'index.ts'))).toBe(1);
+  });
+
   it('the checker sees a forbidden import when there is one', () => {
     const file = path.join(REPO_ROOT, 'agent', 'x.ts');
     expect(RULES[0]!.forbid(file, 'electron')).toMatch(/electron/);
@@ -99,6 +120,10 @@ describe('layering (DESIGN.md §2)', () => {
     expect(RULES[2]!.forbid(path.join(REPO_ROOT, 'shared', 'x.ts'), 'node:fs')).toMatch(/pure/);
     expect(RULES[2]!.forbid(path.join(REPO_ROOT, 'shared', 'x.ts'), 'fs')).toMatch(/pure/);
     expect(RULES[1]!.forbid(path.join(REPO_ROOT, 'renderer', 'x.ts'), '../agent/agent.js')).toMatch(/typed client/);
+    const mainFile = path.join(REPO_ROOT, 'main', 'x.ts');
+    expect(RULES[3]!.forbid(mainFile, '../agent/agent.js')).toBeNull();
+    expect(RULES[3]!.forbid(mainFile, '../agent/net/listener.js')).toMatch(/public entry/);
+    expect(RULES[3]!.forbid(mainFile, '../renderer/main.js')).toMatch(/renderer/);
   });
 
   it('reads the import forms the code base uses', () => {

@@ -1,0 +1,113 @@
+/**
+ * The tray as data: from one snapshot of the host and the agent's status, the icon state,
+ * the tooltip and the menu items. Pure, so every state the tray can be in is tested without
+ * Electron; tray-menu.ts turns the items into Electron menu templates.
+ */
+import type { HostPhase } from './agent-host.js';
+import type { AgentIssue, MonitoringState } from './agent-status.js';
+
+export interface TraySnapshot {
+  phase: HostPhase;
+  /** Why the last start failed (phase `failed`). */
+  failure: string | null;
+  /** Present while the agent runs. */
+  monitoring: {
+    state: MonitoringState;
+    todayCount: number | null;
+    issue: AgentIssue | null;
+    canPause: boolean;
+  } | null;
+  /** null where start at login is not available. */
+  openAtLogin: boolean | null;
+}
+
+export type TrayIconState = 'running' | 'paused' | 'error';
+
+export type TrayAction =
+  | 'open-console'
+  | 'pause'
+  | 'resume'
+  | 'copy-api-url'
+  | 'copy-fingerprint'
+  | 'open-log-folder'
+  | 'toggle-open-at-login'
+  | 'retry-start'
+  | 'quit';
+
+export type TrayMenuItem =
+  | { kind: 'separator' }
+  | { kind: 'label'; label: string }
+  | { kind: 'action'; label: string; action: TrayAction; enabled: boolean }
+  | { kind: 'checkbox'; label: string; action: TrayAction; enabled: boolean; checked: boolean };
+
+export function trayIconState(s: TraySnapshot): TrayIconState {
+  if (s.phase === 'failed') return 'error';
+  if (s.monitoring?.state === 'error') return 'error';
+  if (s.monitoring?.state === 'paused') return 'paused';
+  return 'running';
+}
+
+const COUNT_FORMAT = new Intl.NumberFormat('en-US');
+
+/** One line naming the state, e.g. "Running", "Paused", "Error: port 4494 is already in use". */
+export function stateLine(s: TraySnapshot): string {
+  switch (s.phase) {
+    case 'idle':
+    case 'starting':
+      return 'Starting…';
+    case 'failed':
+      return `Error: ${s.failure ?? 'the agent could not start'}`;
+    case 'stopping':
+    case 'stopped':
+      return 'Stopping…';
+    case 'running':
+      if (s.monitoring?.issue) return `Error: ${s.monitoring.issue.message}`;
+      return s.monitoring?.state === 'paused' ? 'Paused' : 'Running';
+  }
+}
+
+function countLine(count: number | null | undefined): string | null {
+  if (count === null || count === undefined) return null;
+  return `${COUNT_FORMAT.format(count)} ${count === 1 ? 'record' : 'records'} today`;
+}
+
+/** Windows cuts tray tooltips at 127 characters (NOTIFYICONDATA szTip); keep inside that. */
+export const TOOLTIP_MAX = 127;
+
+export function trayTooltip(s: TraySnapshot): string {
+  const parts = ['Vigil', stateLine(s), countLine(s.phase === 'running' ? s.monitoring?.todayCount : null)];
+  const text = parts.filter((p): p is string => p !== null).join(' · ');
+  return text.length <= TOOLTIP_MAX ? text : `${text.slice(0, TOOLTIP_MAX - 1)}…`;
+}
+
+export function trayMenu(s: TraySnapshot): TrayMenuItem[] {
+  const running = s.phase === 'running';
+  const m = running ? s.monitoring : null;
+  const paused = m?.state === 'paused';
+  const count = countLine(m?.todayCount);
+  const items: TrayMenuItem[] = [{ kind: 'label', label: `Vigil: ${stateLine(s)}` }];
+  if (count) items.push({ kind: 'label', label: count });
+  items.push({ kind: 'separator' });
+  items.push({ kind: 'action', label: 'Open console', action: 'open-console', enabled: running });
+  items.push({
+    kind: 'action',
+    label: paused ? 'Resume monitoring' : 'Pause monitoring',
+    action: paused ? 'resume' : 'pause',
+    enabled: m?.canPause === true,
+  });
+  if (s.phase === 'failed') items.push({ kind: 'action', label: 'Start again', action: 'retry-start', enabled: true });
+  items.push({ kind: 'separator' });
+  items.push({ kind: 'action', label: 'Copy API URL', action: 'copy-api-url', enabled: running });
+  items.push({ kind: 'action', label: 'Copy certificate fingerprint', action: 'copy-fingerprint', enabled: running });
+  items.push({ kind: 'action', label: 'Open log folder', action: 'open-log-folder', enabled: true });
+  items.push({ kind: 'separator' });
+  items.push({
+    kind: 'checkbox',
+    label: 'Start at login',
+    action: 'toggle-open-at-login',
+    enabled: s.openAtLogin !== null,
+    checked: s.openAtLogin === true,
+  });
+  items.push({ kind: 'action', label: 'Quit Vigil', action: 'quit', enabled: s.phase !== 'stopping' });
+  return items;
+}
