@@ -58,6 +58,7 @@ export function rowToRecord(row: RecordRow): ActivityRecord {
 export class AuditStore {
   private readonly rids = new RidGenerator();
   private readonly insert: Database.Statement;
+  private deleteOld: Database.Statement | undefined;
 
   private constructor(
     readonly file: string,
@@ -116,6 +117,26 @@ export class AuditStore {
       }
     })();
     return stored;
+  }
+
+  /**
+   * Runs `work` in one transaction (nested calls become savepoints): the pipeline commits a
+   * batch of records together with the state derived from them, or none of it.
+   */
+  transaction<T>(work: () => T): T {
+    return this.db.transaction(work)();
+  }
+
+  /**
+   * Deletes up to `limit` records whose time is before `cutoffMs`, oldest first, and returns how
+   * many went. Retention calls it in small batches so no single transaction holds the writer long.
+   */
+  deleteOlderThan(cutoffMs: number, limit: number): number {
+    this.deleteOld ??= this.db.prepare(
+      `DELETE FROM activity_records WHERE seq IN
+         (SELECT seq FROM activity_records WHERE when_ms < ? ORDER BY when_ms LIMIT ?)`,
+    );
+    return this.deleteOld.run(cutoffMs, limit).changes;
   }
 
   count(): number {
