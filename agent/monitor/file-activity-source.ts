@@ -55,7 +55,14 @@ const MAX_PENDING = 200_000;
 
 function entryOf(stat: fs.Stats): SnapshotEntry {
   const dir = stat.isDirectory();
-  return { dir, dev: stat.dev, ino: stat.ino, size: dir ? 0 : stat.size, mtimeMs: dir ? 0 : stat.mtimeMs };
+  return {
+    dir,
+    dev: stat.dev,
+    ino: stat.ino,
+    size: dir ? 0 : stat.size,
+    mtimeMs: dir ? 0 : stat.mtimeMs,
+    birthMs: stat.birthtimeMs,
+  };
 }
 
 function lstat(p: string): fs.Stats | undefined {
@@ -323,12 +330,58 @@ export class FileActivitySource {
       if (stat) after.set(p, entryOf(stat));
       if (++looked % 2000 === 0) await yieldToLoop();
     }
+    await this.expandNewFolders(before, after);
     const collector = new ChangeCollector();
     const missing = this.missingRoots.size;
     this.apply(diffSnapshots(before, after), collector, { byScan: false, times: hints, scanNewFolders: true });
     if (this.missingRoots.size !== missing) this.updateStatus();
     await this.submit(collector);
     this.armSweep();
+  }
+
+  /**
+   * A folder that is new at its path (created, moved or renamed here) is listed now, so its
+   * contents take part in the comparison: a file moved into it pairs with where it came from.
+   */
+  private async expandNewFolders(before: Map<string, SnapshotEntry>, after: Map<string, SnapshotEntry>): Promise<void> {
+    const fresh = [...after].filter(([p, e]) => e.dir && before.get(p)?.ino !== e.ino).map(([p]) => p);
+    for (const folder of fresh) {
+      for (const p of this.tree.get(folder) ? this.tree.descendants(folder) : []) {
+        if (!before.has(p)) before.set(p, this.tree.get(p)!);
+      }
+      const found = new Map<string, SnapshotEntry>();
+      await this.list(folder, found);
+      for (const [p, e] of found) if (!after.has(p)) after.set(p, e);
+    }
+  }
+
+  /** Lists what is under `folder` (not the folder itself) into `into`, without watching. */
+  private async list(folder: string, into: Map<string, SnapshotEntry>): Promise<void> {
+    const stack = [folder];
+    let listed = 0;
+    while (stack.length > 0) {
+      const dir = stack.pop()!;
+      let dirents: fs.Dirent[];
+      try {
+        dirents = fs.readdirSync(dir, { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      for (const dirent of dirents) {
+        const p = path.join(dir, dirent.name);
+        if (!this.matcher.covers(p)) continue;
+        const stat = lstat(p);
+        if (!stat) continue;
+        const entry = entryOf(stat);
+        into.set(p, entry);
+        if (entry.dir) stack.push(p);
+      }
+      listed += dirents.length + 1;
+      if (listed >= 2000) {
+        listed = 0;
+        await yieldToLoop();
+      }
+    }
   }
 
   /** Lists active folders once more after activity stops (all folders after a big burst). */
@@ -509,6 +562,13 @@ export class FileActivitySource {
         },
         rename.to,
       );
+      const { before, after } = rename;
+      if (!after.dir && (before.size !== after.size || before.mtimeMs !== after.mtimeMs)) {
+        emit(
+          { action: 'Modified', dir: false, path: rename.to, sizeBefore: before.size, sizeAfter: after.size },
+          rename.to,
+        );
+      }
     }
 
     for (const [p, entry] of diff.added) {
@@ -546,7 +606,12 @@ export class FileActivitySource {
       }
       for (const dirent of dirents) {
         const p = path.join(dir, dirent.name);
-        if (!this.matcher.covers(p) || this.tree.get(p)) continue;
+        if (!this.matcher.covers(p)) continue;
+        const known = this.tree.get(p);
+        if (known) {
+          if (known.dir) stack.push(p); // listed with its parent already; still needs a watch
+          continue;
+        }
         const stat = lstat(p);
         if (!stat) continue;
         const entry = entryOf(stat);

@@ -29,6 +29,16 @@ export interface SnapshotDiff {
 const depth = (p: string): number => p.split(path.sep).length;
 const identity = (e: SnapshotEntry): string => `${e.dir ? 'd' : 'f'}:${e.dev}:${e.ino}`;
 
+/**
+ * Same inode is not enough: a file deleted and another created can get the freed inode. Where
+ * the file system keeps a creation time, it must match; elsewhere a renamed file keeps its size
+ * and mtime (a file renamed and edited in one moment is then a removal and an addition).
+ */
+function sameObject(before: SnapshotEntry, after: SnapshotEntry): boolean {
+  if (before.birthMs > 0 && after.birthMs > 0) return before.birthMs === after.birthMs;
+  return before.dir || (before.size === after.size && before.mtimeMs === after.mtimeMs);
+}
+
 /** `before`: snapshot entries of the paths looked at; `after`: what exists now among them. */
 export function diffSnapshots(
   before: ReadonlyMap<string, SnapshotEntry>,
@@ -62,7 +72,7 @@ export function diffSnapshots(
   // A file replaced by another one that was renamed over it (`mv a b` onto an existing b).
   for (const [p, old, now] of replaced) {
     const from = vanished.get(identity(now));
-    if (from !== undefined) {
+    if (from !== undefined && sameObject(removed.get(from)!, now)) {
       vanished.delete(identity(now));
       renamed.push({ from, to: p, before: removed.get(from)!, after: now });
       removed.delete(from);
@@ -72,7 +82,7 @@ export function diffSnapshots(
   }
   for (const [p, now] of candidates) {
     const from = vanished.get(identity(now));
-    if (from === undefined) continue;
+    if (from === undefined || !sameObject(removed.get(from)!, now)) continue;
     vanished.delete(identity(now));
     renamed.push({ from, to: p, before: removed.get(from)!, after: now });
     removed.delete(from);

@@ -68,7 +68,7 @@ export class LogFileOutput {
 
   /** This output's files in the folder (parsed names), oldest day first. */
   files(): LogFileName[] {
-    let names: string[] = [];
+    let names: string[];
     try {
       names = fs.readdirSync(this.o.dir);
     } catch {

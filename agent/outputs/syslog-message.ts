@@ -29,6 +29,7 @@ export function headerField(value: string, max: number): string {
 
 /** Template values: quotes and backslashes escaped, control characters written as \n, \t... */
 export function templateValue(value: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is escaped
   return value.replace(/[\\"\x00-\x1f\x7f]/g, (c) => {
     if (c === '\\' || c === '"') return `\\${c}`;
     if (c === '\n') return '\\n';

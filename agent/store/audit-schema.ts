@@ -46,6 +46,7 @@ export const MIGRATIONS: readonly Migration[] = [
         ino       INTEGER NOT NULL,
         size      INTEGER NOT NULL,
         mtime_ms  REAL    NOT NULL,
+        birth_ms  REAL    NOT NULL,
         PRIMARY KEY (host_id, path)
       ) WITHOUT ROWID;
       CREATE TABLE monitor_coverage (

@@ -12,6 +12,8 @@ export interface SnapshotEntry {
   ino: number;
   size: number;
   mtimeMs: number;
+  /** Creation time where the file system keeps one (statx), else 0. Tells a rename from inode reuse. */
+  birthMs: number;
 }
 
 /** The include and exclude folders a snapshot was taken with (normalised). */
@@ -34,6 +36,7 @@ interface SnapshotRow {
   ino: number;
   size: number;
   mtime_ms: number;
+  birth_ms: number;
 }
 
 export class MonitorStateTable {
@@ -53,14 +56,15 @@ export class MonitorStateTable {
     private readonly separator: string,
   ) {
     this.upsert = db.prepare(
-      `INSERT INTO monitor_snapshot (host_id, path, is_dir, dev, ino, size, mtime_ms) VALUES (?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO monitor_snapshot (host_id, path, is_dir, dev, ino, size, mtime_ms, birth_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (host_id, path) DO UPDATE SET is_dir = excluded.is_dir, dev = excluded.dev, ino = excluded.ino,
-         size = excluded.size, mtime_ms = excluded.mtime_ms`,
+         size = excluded.size, mtime_ms = excluded.mtime_ms, birth_ms = excluded.birth_ms`,
     );
     this.remove = db.prepare('DELETE FROM monitor_snapshot WHERE host_id = ? AND path = ?');
     this.removeRange = db.prepare('DELETE FROM monitor_snapshot WHERE host_id = ? AND path >= ? AND path < ?');
     this.selectHost = db.prepare(
-      'SELECT path, is_dir, dev, ino, size, mtime_ms FROM monitor_snapshot WHERE host_id = ?',
+      'SELECT path, is_dir, dev, ino, size, mtime_ms, birth_ms FROM monitor_snapshot WHERE host_id = ?',
     );
     this.removeHost = db.prepare('DELETE FROM monitor_snapshot WHERE host_id = ?');
     this.getCoverage = db.prepare('SELECT coverage FROM monitor_coverage WHERE host_id = ?');
@@ -83,6 +87,7 @@ export class MonitorStateTable {
         ino: row.ino,
         size: row.size,
         mtimeMs: row.mtime_ms,
+        birthMs: row.birth_ms,
       });
     }
     return entries;
@@ -103,7 +108,7 @@ export class MonitorStateTable {
     for (const change of ops) {
       if (change.op === 'upsert') {
         const e = change.entry;
-        this.upsert.run(hostId, change.path, e.dir ? 1 : 0, e.dev, e.ino, e.size, e.mtimeMs);
+        this.upsert.run(hostId, change.path, e.dir ? 1 : 0, e.dev, e.ino, e.size, e.mtimeMs, e.birthMs);
       } else {
         this.remove.run(hostId, change.path);
         if (change.op === 'deleteTree') {
