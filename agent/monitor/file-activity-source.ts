@@ -331,12 +331,57 @@ export class FileActivitySource {
       if (++looked % 2000 === 0) await yieldToLoop();
     }
     await this.expandNewFolders(before, after);
+    const deferred = this.deferHotFiles(before, after, hints, now);
     const collector = new ChangeCollector();
     const missing = this.missingRoots.size;
-    this.apply(diffSnapshots(before, after), collector, { byScan: false, times: hints, scanNewFolders: true });
+    this.apply(diffSnapshots(before, after), collector, {
+      byScan: false,
+      times: hints,
+      scanNewFolders: true,
+      skip: deferred,
+    });
     if (this.missingRoots.size !== missing) this.updateStatus();
     await this.submit(collector);
     this.armSweep();
+  }
+
+  /**
+   * A file written in the last settle time is probably still being written (a create is an
+   * open, then writes, then a close): it waits for the next flush, so one save is one record,
+   * not an Added followed by a Modified. A file written without pause is still reported once
+   * its first event is `maxDelayMs` old.
+   */
+  private deferHotFiles(
+    before: Map<string, SnapshotEntry>,
+    after: Map<string, SnapshotEntry>,
+    hints: ReadonlyMap<string, number>,
+    now: number,
+  ): Set<string> {
+    const deferred = new Set<string>();
+    for (const [p, entry] of after) {
+      if (entry.dir || entry.mtimeMs <= now - this.settleMs) continue;
+      const firstSeen = hints.get(p) ?? now;
+      if (now - firstSeen >= this.maxDelayMs) continue;
+      deferred.add(p);
+      if (!this.pending.has(p)) this.pending.set(p, firstSeen);
+    }
+    if (deferred.size > 0) {
+      // What vanished may be the other half of a rename into a deferred path: it waits too.
+      for (const p of before.keys()) {
+        if (after.has(p) || now - (hints.get(p) ?? now) >= this.maxDelayMs) continue;
+        deferred.add(p);
+        if (!this.pending.has(p)) this.pending.set(p, hints.get(p) ?? now);
+      }
+    }
+    for (const p of deferred) {
+      before.delete(p);
+      after.delete(p);
+    }
+    if (deferred.size > 0) {
+      if (this.firstPendingAt === 0) this.firstPendingAt = now;
+      this.flushTimer ??= setTimeout(() => this.onFlushTimer(), this.settleMs);
+    }
+    return deferred;
   }
 
   /**
@@ -513,7 +558,13 @@ export class FileActivitySource {
   private apply(
     diff: SnapshotDiff,
     out: ChangeCollector,
-    how: { byScan: boolean; times: ReadonlyMap<string, number>; scanNewFolders: boolean },
+    how: {
+      byScan: boolean;
+      times: ReadonlyMap<string, number>;
+      scanNewFolders: boolean;
+      /** Paths left for a later flush. */
+      skip?: ReadonlySet<string>;
+    },
   ): void {
     const now = Date.now();
     const emit = (change: Omit<FileChange, 'timeMs' | 'root' | 'byScan'>, timePath: string): void => {
@@ -577,7 +628,7 @@ export class FileActivitySource {
       this.tree.set(p, entry);
       out.op({ op: 'upsert', path: p, entry });
       emit({ action: 'Added', dir: entry.dir, path: p }, p);
-      if (entry.dir && how.scanNewFolders) this.addNewFolder(p, out, emit);
+      if (entry.dir && how.scanNewFolders) this.addNewFolder(p, out, emit, how.skip);
       else if (entry.dir) this.watchFolder(p);
     }
 
@@ -593,6 +644,7 @@ export class FileActivitySource {
     folder: string,
     out: ChangeCollector,
     emit: (change: Omit<FileChange, 'timeMs' | 'root' | 'byScan'>, timePath: string) => void,
+    skip?: ReadonlySet<string>,
   ): void {
     const stack = [folder];
     while (stack.length > 0) {
@@ -606,7 +658,7 @@ export class FileActivitySource {
       }
       for (const dirent of dirents) {
         const p = path.join(dir, dirent.name);
-        if (!this.matcher.covers(p)) continue;
+        if (!this.matcher.covers(p) || skip?.has(p)) continue;
         const known = this.tree.get(p);
         if (known) {
           if (known.dir) stack.push(p); // listed with its parent already; still needs a watch
