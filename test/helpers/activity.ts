@@ -50,7 +50,8 @@ export async function waitFor<T>(
   const deadline = Date.now() + timeoutMs;
   let last = await probe();
   while (!accept(last)) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${describe}; last value: ${JSON.stringify(last)}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${describe}; last value: ${JSON.stringify(last)}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
     last = await probe();
   }

@@ -20,35 +20,36 @@ let agent: RunningAgent | null = null;
 afterAll(async () => agent?.stop());
 
 describe('a burst of file creates', () => {
-  it(
-    `records all ${BURST} creates in a flat folder exactly once, in the store and in the log file`,
-    async () => {
-      agent = await startTestAgent();
-      const watched = makeTempDir('vigil-burst-');
-      const hostId = await monitorFolders(agent, [watched]);
-      // Asynchronously: the agent in this process keeps reading its events while the writer runs.
-      await promisify(execFile)(process.execPath, [WRITER, watched, String(BURST)]);
-      const started = Date.now();
+  it(`records all ${BURST} creates in a flat folder exactly once, in the store and in the log file`, async () => {
+    agent = await startTestAgent();
+    const watched = makeTempDir('vigil-burst-');
+    const hostId = await monitorFolders(agent, [watched]);
+    // Asynchronously: the agent in this process keeps reading its events while the writer runs.
+    await promisify(execFile)(process.execPath, [WRITER, watched, String(BURST)]);
+    const started = Date.now();
 
-      const db = agent.store.db;
-      await waitFor(() => records(db).length, (n) => n >= BURST, 60_000, `${BURST} records`);
-      // Quiet time for any late or duplicate record to show up before counting exactly.
-      await agent.activity.monitor.source(hostId)!.settle();
-      await new Promise((resolve) => setTimeout(resolve, 2500));
-      await agent.activity.pipeline.flush();
+    const db = agent.store.db;
+    await waitFor(
+      () => records(db).length,
+      (n) => n >= BURST,
+      60_000,
+      `${BURST} records`,
+    );
+    // Quiet time for any late or duplicate record to show up before counting exactly.
+    await agent.activity.monitor.source(hostId)!.settle();
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    await agent.activity.pipeline.flush();
 
-      const rows = records(db);
-      console.log('burst', { afterWriterMs: Date.now() - started, ...agent.activity.monitor.source(hostId)!.counters });
-      expect(rows).toHaveLength(BURST);
-      expect(rows.every((r) => r.action === 'Added' && r.object_type === 'File')).toBe(true);
-      const expected = Array.from({ length: BURST }, (_, i) => path.join(watched, `file-${i}.txt`));
-      expect(new Set(rows.map((r) => r.what))).toEqual(new Set(expected));
-      const lines = logLines(agent.dataDir);
-      expect(lines).toHaveLength(BURST);
-      expect(new Set(lines.map((l) => l.split('\t')[5]))).toEqual(new Set(expected));
-      expect(agent.activity.status.host(hostId)!.stats).toMatchObject({ receivedCount: BURST, droppedCount: 0 });
-      expect(fs.readdirSync(watched)).toHaveLength(BURST);
-    },
-    120_000,
-  );
+    const rows = records(db);
+    console.log('burst', { afterWriterMs: Date.now() - started, ...agent.activity.monitor.source(hostId)!.counters });
+    expect(rows).toHaveLength(BURST);
+    expect(rows.every((r) => r.action === 'Added' && r.object_type === 'File')).toBe(true);
+    const expected = Array.from({ length: BURST }, (_, i) => path.join(watched, `file-${i}.txt`));
+    expect(new Set(rows.map((r) => r.what))).toEqual(new Set(expected));
+    const lines = logLines(agent.dataDir);
+    expect(lines).toHaveLength(BURST);
+    expect(new Set(lines.map((l) => l.split('\t')[5]))).toEqual(new Set(expected));
+    expect(agent.activity.status.host(hostId)!.stats).toMatchObject({ receivedCount: BURST, droppedCount: 0 });
+    expect(fs.readdirSync(watched)).toHaveLength(BURST);
+  }, 120_000);
 });

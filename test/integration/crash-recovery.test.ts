@@ -52,57 +52,63 @@ function fileRecords(db: Database.Database): Array<{ rid: string; action: string
 }
 
 describe('kill -9 during a burst', () => {
-  it(
-    'keeps every committed record, cuts the log back to whole committed lines, and records each file once after restart',
-    async () => {
-      const dataDir = makeTempDir();
-      const watched = makeTempDir('vigil-crash-');
-      writeSettings(dataDir, watched);
-      const dbFile = path.join(dataDir, 'audit.db');
+  it('keeps every committed record, cuts the log back to whole committed lines, and records each file once after restart', async () => {
+    const dataDir = makeTempDir();
+    const watched = makeTempDir('vigil-crash-');
+    writeSettings(dataDir, watched);
+    const dbFile = path.join(dataDir, 'audit.db');
 
-      const first = await startAgent(dataDir);
-      const exited = collect(first, 120_000);
-      const writer = promisify(execFile)(process.execPath, [WRITER, watched, String(FILES), String(FOLDERS)]);
+    const first = await startAgent(dataDir);
+    const exited = collect(first, 120_000);
+    const writer = promisify(execFile)(process.execPath, [WRITER, watched, String(FILES), String(FOLDERS)]);
 
-      // Let the agent commit part of the burst, note what it committed, then kill it hard.
-      const reader = new Database(dbFile, { readonly: true, fileMustExist: true });
-      await waitFor(() => fileRecords(reader).length, (n) => n >= 1500, 60_000, 'records before the kill');
-      const committedBeforeKill = fileRecords(reader);
-      reader.close();
-      first.kill('SIGKILL');
-      expect(committedBeforeKill.length).toBeLessThan(FILES); // killed mid-burst
-      expect((await exited).signal).toBe('SIGKILL');
-      await writer;
+    // Let the agent commit part of the burst, note what it committed, then kill it hard.
+    const reader = new Database(dbFile, { readonly: true, fileMustExist: true });
+    await waitFor(
+      () => fileRecords(reader).length,
+      (n) => n >= 1500,
+      60_000,
+      'records before the kill',
+    );
+    const committedBeforeKill = fileRecords(reader);
+    reader.close();
+    first.kill('SIGKILL');
+    expect(committedBeforeKill.length).toBeLessThan(FILES); // killed mid-burst
+    expect((await exited).signal).toBe('SIGKILL');
+    await writer;
 
-      const second = await startAgent(dataDir);
-      const expected = new Set<string>();
-      for (let d = 0; d < FOLDERS; d++) expected.add(path.join(watched, `folder-${d}`));
-      for (let i = 0; i < FILES; i++) expected.add(path.join(watched, `folder-${i % FOLDERS}`, `file-${i}.txt`));
-      const db = new Database(dbFile, { readonly: true, fileMustExist: true });
-      await waitFor(() => fileRecords(db).length, (n) => n >= expected.size, 60_000, 'every file recorded');
-      await new Promise((resolve) => setTimeout(resolve, 2000)); // time for any duplicate to appear
+    const second = await startAgent(dataDir);
+    const expected = new Set<string>();
+    for (let d = 0; d < FOLDERS; d++) expected.add(path.join(watched, `folder-${d}`));
+    for (let i = 0; i < FILES; i++) expected.add(path.join(watched, `folder-${i % FOLDERS}`, `file-${i}.txt`));
+    const db = new Database(dbFile, { readonly: true, fileMustExist: true });
+    await waitFor(
+      () => fileRecords(db).length,
+      (n) => n >= expected.size,
+      60_000,
+      'every file recorded',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 2000)); // time for any duplicate to appear
 
-      const integrity = new Database(dbFile, { fileMustExist: true });
-      expect(integrity.pragma('integrity_check', { simple: true })).toBe('ok');
-      integrity.close();
-      const rows = fileRecords(db);
-      const rids = new Set(rows.map((r) => r.rid));
-      for (const record of committedBeforeKill) expect(rids.has(record.rid)).toBe(true);
-      expect(rows.every((r) => r.action === 'Added')).toBe(true);
-      expect(rows.map((r) => r.what).sort()).toEqual([...expected].sort()); // each exactly once
+    const integrity = new Database(dbFile, { fileMustExist: true });
+    expect(integrity.pragma('integrity_check', { simple: true })).toBe('ok');
+    integrity.close();
+    const rows = fileRecords(db);
+    const rids = new Set(rows.map((r) => r.rid));
+    for (const record of committedBeforeKill) expect(rids.has(record.rid)).toBe(true);
+    expect(rows.every((r) => r.action === 'Added')).toBe(true);
+    expect(rows.map((r) => r.what).sort()).toEqual([...expected].sort()); // each exactly once
 
-      second.kill('SIGTERM');
-      await new Promise((resolve) => second.once('close', resolve));
-      // The log: whole lines only, one per stored record (the header row aside).
-      const logDir = path.join(dataDir, 'logs');
-      for (const name of fs.readdirSync(logDir)) {
-        expect(fs.readFileSync(path.join(logDir, name), 'utf8').endsWith('\n')).toBe(true);
-      }
-      const lines = logLines(dataDir).filter((line) => !line.startsWith('Time (UTC)'));
-      expect(lines).toHaveLength(rows.length);
-      expect(lines.map((l) => l.split('\t')[5]).sort()).toEqual(rows.map((r) => r.what).sort());
-      db.close();
-    },
-    180_000,
-  );
+    second.kill('SIGTERM');
+    await new Promise((resolve) => second.once('close', resolve));
+    // The log: whole lines only, one per stored record (the header row aside).
+    const logDir = path.join(dataDir, 'logs');
+    for (const name of fs.readdirSync(logDir)) {
+      expect(fs.readFileSync(path.join(logDir, name), 'utf8').endsWith('\n')).toBe(true);
+    }
+    const lines = logLines(dataDir).filter((line) => !line.startsWith('Time (UTC)'));
+    expect(lines).toHaveLength(rows.length);
+    expect(lines.map((l) => l.split('\t')[5]).sort()).toEqual(rows.map((r) => r.what).sort());
+    db.close();
+  }, 180_000);
 });
