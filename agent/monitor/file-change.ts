@@ -31,6 +31,19 @@ export interface MonitoredHost {
 export const SCAN_MESSAGE =
   'Found by a folder scan: the change happened while the watcher was not running or lost track';
 
+let lastSecond = Number.NaN;
+let lastWhen = '';
+
+/** `When` for a time; a burst shares the second, so the string is reused. */
+function whenOf(timeMs: number): string {
+  const second = Math.floor(timeMs / 1000);
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastWhen = formatWhen(new Date(second * 1000));
+  }
+  return lastWhen;
+}
+
 export function fileChangeToItem(change: FileChange, host: MonitoredHost, account: LocalAccount): PipelineItem {
   const details: ActivityDetail[] = [];
   const what = change.newPath ?? change.path;
@@ -44,7 +57,7 @@ export function fileChangeToItem(change: FileChange, host: MonitoredHost, accoun
       Who: account.who,
       Action: change.action,
       What: what,
-      When: formatWhen(new Date(change.timeMs)),
+      When: whenOf(change.timeMs),
       Where: account.hostname,
       ObjectType: change.dir ? 'Folder' : 'File',
       DataSource: DataSources.fileSystem,

@@ -36,21 +36,35 @@ export function tsvField(value: string): string {
   return /[\t\n\r]/.test(value) ? value.replace(/[\t\n\r]/g, (c) => ESCAPES[c]!) : value;
 }
 
+let lastTimeMs = Number.NaN;
+let lastTime = '';
+
 export function tsvLine(item: StoredItem, userId: number | null): string {
   const record = item.stored;
   const file = item.file;
+  if (item.timeMs !== lastTimeMs) {
+    lastTimeMs = item.timeMs;
+    lastTime = new Date(item.timeMs).toISOString();
+  }
+  const operation = OPERATION[file?.operation ?? record.Action] ?? tsvField(record.Action);
+  const objectType = (file?.objectType ?? record.ObjectType) === 'Folder' ? 'FOLD' : 'FILE';
   return (
-    [
-      new Date(item.timeMs).toISOString(),
-      tsvField(record.Where),
-      userId === null ? '' : String(userId),
-      OPERATION[file?.operation ?? record.Action] ?? tsvField(record.Action),
-      (file?.objectType ?? record.ObjectType) === 'Folder' ? 'FOLD' : 'FILE',
-      tsvField(file?.path ?? record.What),
-      tsvField(file?.newPath ?? ''),
-      '',
-      tsvField(record.Who),
-    ].join('\t') + '\n'
+    lastTime +
+    '\t' +
+    tsvField(record.Where) +
+    '\t' +
+    (userId === null ? '' : String(userId)) +
+    '\t' +
+    operation +
+    '\t' +
+    objectType +
+    '\t' +
+    tsvField(file?.path ?? record.What) +
+    '\t' +
+    tsvField(file?.newPath ?? '') +
+    '\t\t' +
+    tsvField(record.Who) +
+    '\n'
   );
 }
 
