@@ -35,7 +35,10 @@ export class RidGenerator {
 
   next(whenMs: number): string {
     if (this.offset + 20 > this.pool.length) {
-      this.pool = crypto.randomBytes(10 * 4096).toString('hex').toUpperCase();
+      this.pool = crypto
+        .randomBytes(10 * 4096)
+        .toString('hex')
+        .toUpperCase();
       this.offset = 0;
     }
     const random = this.pool.slice(this.offset, this.offset + 20);
