@@ -26,7 +26,6 @@ describe('a burst of file creates', () => {
     const hostId = await monitorFolders(agent, [watched]);
     // Asynchronously: the agent in this process keeps reading its events while the writer runs.
     await promisify(execFile)(process.execPath, [WRITER, watched, String(BURST)]);
-    const started = Date.now();
 
     const db = agent.store.db;
     await waitFor(
@@ -41,7 +40,6 @@ describe('a burst of file creates', () => {
     await agent.activity.pipeline.flush();
 
     const rows = records(db);
-    console.log('burst', { afterWriterMs: Date.now() - started, ...agent.activity.monitor.source(hostId)!.counters });
     expect(rows).toHaveLength(BURST);
     expect(rows.every((r) => r.action === 'Added' && r.object_type === 'File')).toBe(true);
     const expected = Array.from({ length: BURST }, (_, i) => path.join(watched, `file-${i}.txt`));
