@@ -17,6 +17,8 @@ import { buildApiApp } from './api/api-app.js';
 import { buildAuditApp } from './audit/audit-app.js';
 import { buildConsoleApp } from './console/console-app.js';
 import { createLogger, type Logger } from './log/logger.js';
+import { AuditStore } from './store/audit-store.js';
+import { startActivityPipeline, type ActivityServices, type ActivityOptions } from './activity-services.js';
 
 // Code outside agent/ that hosts the agent (the tray app in main/) imports this file only
 // (test/layers.test.ts); what it needs to name besides startAgent is re-exported here.
@@ -34,6 +36,13 @@ export interface AgentOptions {
   ports?: { api?: number | undefined; audit?: number | undefined; console?: number | undefined };
   log?: Logger;
   version?: string;
+  /**
+   * Home folder whose user folders the first-run host watches (default: the account's home).
+   * Tests give a temporary folder so they never watch a real home.
+   */
+  firstRunHome?: string;
+  /** Tuning for tests and benchmarks (watcher timings, maintenance interval). */
+  activity?: ActivityOptions;
 }
 
 export interface AgentUrls {
@@ -49,6 +58,10 @@ export interface RunningAgent {
   readonly identity: TlsIdentity;
   readonly allowList: AllowList;
   readonly ports: { api: number; audit: number; console: number };
+  /** The audit store (activity records), open for the agent's lifetime. */
+  readonly store: AuditStore;
+  /** Pipeline, self-audit recorder, monitoring, outputs, status and log files (issue 5). */
+  readonly activity: ActivityServices;
   urls(): AgentUrls;
   /** Closes listeners, then stores. Safe to call twice. */
   stop(): Promise<void>;
@@ -59,6 +72,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const startedAt = Date.now();
   const paths = dataPaths(options.dataDir);
   await fs.mkdir(paths.root, { recursive: true, mode: 0o700 });
+  const firstRun = !(await fs.stat(paths.settings).catch(() => null));
   const settings = await SettingsStore.open(paths.settings);
   const lock = await AgentLock.acquire(paths.lockFile, paths.root);
   const cleanups: Array<() => Promise<void>> = [() => lock.release(), () => settings.close()];
@@ -69,6 +83,19 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   };
 
   try {
+    const store = AuditStore.open({ file: paths.auditDb });
+    cleanups.push(async () => store.close());
+    const activity = await startActivityPipeline({
+      settings,
+      store,
+      paths,
+      log,
+      firstRun,
+      ...(options.firstRunHome !== undefined ? { firstRunHome: options.firstRunHome } : {}),
+      ...(options.activity ? { options: options.activity } : {}),
+    });
+    cleanups.push(() => activity.stop());
+
     const identity = await loadOrCreateIdentity(paths, log.child('tls'));
     const allowList = new AllowList(settings.current.allowList);
     if (allowList.current.length === 0) log.warn('the allow-list is empty: no client can reach the agent or audit API');
@@ -156,6 +183,8 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       identity,
       allowList,
       ports,
+      store,
+      activity,
       urls: currentUrls,
       stop: () => (stopping ??= runCleanups().then(() => log.info('agent stopped'))),
     };

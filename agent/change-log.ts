@@ -3,6 +3,9 @@
  * the CLI is reported here, and the activity pipeline turns it into an activity record with
  * DataSource `Vigil Agent`. Services take a ChangeRecorder; they never know about the store.
  */
+import { DataSources, formatWhen, type NewActivityRecord } from '../shared/activity-record.js';
+import type { Logger } from './log/logger.js';
+import type { PipelineItem } from './pipeline/pipeline-item.js';
 
 export interface ChangeDetail {
   PropertyName: string;
@@ -31,4 +34,55 @@ export class MemoryChangeRecorder implements ChangeRecorder {
   recordChange(change: ConfigChange): void {
     this.changes.push(change);
   }
+}
+
+/**
+ * The recorder the agent wires in: each change becomes an activity record with DataSource
+ * `Vigil Agent`, Who the actor, and the details' Before/After, written through the pipeline
+ * (so it is committed, searchable and on the live feed like any other record).
+ */
+export class PipelineChangeRecorder implements ChangeRecorder {
+  private readonly pending = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly write: (items: PipelineItem[]) => Promise<unknown>,
+    private readonly hostname: string,
+    private readonly log: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  recordChange(change: ConfigChange): void {
+    const item = configChangeToItem(change, this.hostname, this.now());
+    const written: Promise<unknown> = this.write([item])
+      .catch((error: Error) => {
+        this.log.error('configuration change not recorded', {
+          actor: change.actor,
+          objectType: change.objectType,
+          what: change.what,
+          error: error.message,
+        });
+      })
+      .finally(() => this.pending.delete(written));
+    this.pending.add(written);
+  }
+
+  /** Resolves when every change reported so far is committed (or failed and was logged). */
+  async flush(): Promise<void> {
+    await Promise.all([...this.pending]);
+  }
+}
+
+export function configChangeToItem(change: ConfigChange, hostname: string, timeMs: number): PipelineItem {
+  const record: NewActivityRecord = {
+    Who: change.actor,
+    Action: change.action,
+    What: change.what,
+    When: formatWhen(new Date(timeMs)),
+    Where: hostname,
+    ObjectType: change.objectType,
+    DataSource: DataSources.agent,
+    Workstation: hostname,
+  };
+  if (change.details && change.details.length > 0) record.DetailList = change.details.map((d) => ({ ...d }));
+  return { record, timeMs };
 }

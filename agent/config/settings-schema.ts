@@ -5,6 +5,13 @@
  */
 import { z } from 'zod';
 import { DEFAULT_ALLOW_LIST, parseAllowListEntry } from '../../shared/ip-address.js';
+import {
+  auditStoreSettingsSchema,
+  checkMonitoringSection,
+  hostSchema,
+  logStorageSchema,
+  outputSchema,
+} from './monitoring-schema.js';
 
 export const SETTINGS_SCHEMA_VERSION = 1;
 
@@ -45,17 +52,25 @@ export const consoleSettingsSchema = z.strictObject({
   port: portSchema.default(4495),
 });
 
-export const settingsSchema = z.strictObject({
-  schemaVersion: z.literal(SETTINGS_SCHEMA_VERSION).default(SETTINGS_SCHEMA_VERSION),
-  agentApi: agentApiSettingsSchema.prefault({}),
-  auditApi: auditApiSettingsSchema.prefault({}),
-  console: consoleSettingsSchema.prefault({}),
-  /** Who may connect to the agent and audit APIs: addresses and CIDR ranges, IPv4 and IPv6. */
-  allowList: z
-    .array(allowListEntrySchema)
-    .max(1000)
-    .default([...DEFAULT_ALLOW_LIST]),
-});
+export const settingsSchema = z
+  .strictObject({
+    schemaVersion: z.literal(SETTINGS_SCHEMA_VERSION).default(SETTINGS_SCHEMA_VERSION),
+    agentApi: agentApiSettingsSchema.prefault({}),
+    auditApi: auditApiSettingsSchema.prefault({}),
+    console: consoleSettingsSchema.prefault({}),
+    /** Who may connect to the agent and audit APIs: addresses and CIDR ranges, IPv4 and IPv6. */
+    allowList: z
+      .array(allowListEntrySchema)
+      .max(1000)
+      .default([...DEFAULT_ALLOW_LIST]),
+    /** What the agent monitors (agent-api.md §1.6.3); first run adds the local host. */
+    hosts: z.array(hostSchema).max(100).default([]),
+    /** Where each host's activity goes (agent-api.md §1.6.4). */
+    outputs: z.array(outputSchema).max(1000).default([]),
+    logStorage: logStorageSchema.prefault({}),
+    auditStore: auditStoreSettingsSchema.prefault({}),
+  })
+  .superRefine(checkMonitoringSection);
 
 export type Settings = z.infer<typeof settingsSchema>;
 

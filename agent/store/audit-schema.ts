@@ -30,6 +30,36 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX activity_records_when ON activity_records (when_ms);
     `);
   },
+  // 2: the state the activity pipeline commits together with the records it produces, so that
+  // after a crash the store, the file snapshot and the log files agree (docs/activity-pipeline.md).
+  // - monitor_snapshot: every file and folder a host watches (path, inode, size, mtime), the
+  //   baseline the start-up scan compares with to report what changed while the agent was down.
+  // - monitor_coverage: the include/exclude paths each host's snapshot was taken with.
+  // - output_positions: how far each log file output has written, committed with the records.
+  (db) => {
+    db.exec(`
+      CREATE TABLE monitor_snapshot (
+        host_id   TEXT    NOT NULL,
+        path      TEXT    NOT NULL,
+        is_dir    INTEGER NOT NULL,
+        dev       INTEGER NOT NULL,
+        ino       INTEGER NOT NULL,
+        size      INTEGER NOT NULL,
+        mtime_ms  REAL    NOT NULL,
+        birth_ms  REAL    NOT NULL,
+        PRIMARY KEY (host_id, path)
+      ) WITHOUT ROWID;
+      CREATE TABLE monitor_coverage (
+        host_id   TEXT PRIMARY KEY,
+        coverage  TEXT    NOT NULL
+      ) WITHOUT ROWID;
+      CREATE TABLE output_positions (
+        output_id TEXT PRIMARY KEY,
+        file      TEXT    NOT NULL,
+        offset    INTEGER NOT NULL
+      ) WITHOUT ROWID;
+    `);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

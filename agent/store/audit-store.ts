@@ -58,16 +58,17 @@ export function rowToRecord(row: RecordRow): ActivityRecord {
 export class AuditStore {
   private readonly rids = new RidGenerator();
   private readonly insert: Database.Statement;
+  private deleteOld: Database.Statement | undefined;
 
   private constructor(
     readonly file: string,
     readonly db: Database.Database,
   ) {
+    // Positional parameters: binding is measurably cheaper than named ones at 100k rows/s.
     this.insert = db.prepare(`
       INSERT INTO activity_records (rid, when_ms, who, action, what, location, object_type, data_source,
                                     plan_name, plan_id, item_name, workstation, details)
-      VALUES (@rid, @when_ms, @who, @action, @what, @location, @object_type, @data_source,
-              @plan_name, @plan_id, @item_name, @workstation, @details)`);
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   }
 
   static open(options: AuditStoreOptions): AuditStore {
@@ -92,30 +93,56 @@ export class AuditStore {
    */
   insertBatch(records: readonly NewActivityRecord[]): ActivityRecord[] {
     const stored: ActivityRecord[] = [];
+    let lastMs = Number.NaN;
+    let lastWhen = '';
     this.db.transaction(() => {
       for (const record of records) {
         const whenMs = Date.parse(record.When);
         if (Number.isNaN(whenMs)) throw new Error(`record time "${record.When}" is not a date`);
         const rid = this.rids.next(whenMs);
-        this.insert.run({
+        this.insert.run(
           rid,
-          when_ms: whenMs,
-          who: record.Who,
-          action: record.Action,
-          what: record.What,
-          location: record.Where,
-          object_type: record.ObjectType,
-          data_source: record.DataSource,
-          plan_name: record.MonitoringPlan?.Name ?? null,
-          plan_id: record.MonitoringPlan?.ID ?? null,
-          item_name: record.Item?.Name ?? null,
-          workstation: record.Workstation ?? null,
-          details: record.DetailList ? JSON.stringify(record.DetailList) : null,
-        });
-        stored.push({ ...record, RID: rid, When: formatWhen(new Date(whenMs)) });
+          whenMs,
+          record.Who,
+          record.Action,
+          record.What,
+          record.Where,
+          record.ObjectType,
+          record.DataSource,
+          record.MonitoringPlan?.Name ?? null,
+          record.MonitoringPlan?.ID ?? null,
+          record.Item?.Name ?? null,
+          record.Workstation ?? null,
+          record.DetailList ? JSON.stringify(record.DetailList) : null,
+        );
+        if (whenMs !== lastMs) {
+          lastMs = whenMs;
+          lastWhen = formatWhen(new Date(whenMs));
+        }
+        stored.push({ ...record, RID: rid, When: lastWhen });
       }
     })();
     return stored;
+  }
+
+  /**
+   * Runs `work` in one transaction (nested calls become savepoints): the pipeline commits a
+   * batch of records together with the state derived from them, or none of it.
+   */
+  transaction<T>(work: () => T): T {
+    return this.db.transaction(work)();
+  }
+
+  /**
+   * Deletes up to `limit` records whose time is before `cutoffMs`, oldest first, and returns how
+   * many went. Retention calls it in small batches so no single transaction holds the writer long.
+   */
+  deleteOlderThan(cutoffMs: number, limit: number): number {
+    this.deleteOld ??= this.db.prepare(
+      `DELETE FROM activity_records WHERE seq IN
+         (SELECT seq FROM activity_records WHERE when_ms < ? ORDER BY when_ms LIMIT ?)`,
+    );
+    return this.deleteOld.run(cutoffMs, limit).changes;
   }
 
   count(): number {

@@ -19,19 +19,36 @@ export function ridTimestamp(ms: number): string {
   );
 }
 
-/** Hands out RIDs, drawing randomness in blocks so a batch of 10,000 costs one system call. */
+/**
+ * Hands out RIDs. After the timestamp come 12 hex digits of a per-process sequence and 20 of
+ * randomness (80 bits: no two agent runs collide). The sequence makes the RIDs of one second
+ * ascend, so the unique RID index grows at its end instead of splitting pages at random
+ * places: measured 1.8× faster inserts than 32 random digits (docs/benchmarks.md). Randomness
+ * is drawn in blocks and the timestamp formatted once per millisecond.
+ */
 export class RidGenerator {
-  private pool = Buffer.alloc(0);
+  private pool = '';
   private offset = 0;
+  private sequence = 0;
+  private lastMs = Number.NaN;
+  private lastStamp = '';
 
   next(whenMs: number): string {
-    if (this.offset + 16 > this.pool.length) {
-      this.pool = crypto.randomBytes(16 * 4096);
+    if (this.offset + 20 > this.pool.length) {
+      this.pool = crypto
+        .randomBytes(10 * 4096)
+        .toString('hex')
+        .toUpperCase();
       this.offset = 0;
     }
-    const hex = this.pool.toString('hex', this.offset, this.offset + 16).toUpperCase();
-    this.offset += 16;
-    return ridTimestamp(whenMs) + hex;
+    const random = this.pool.slice(this.offset, this.offset + 20);
+    this.offset += 20;
+    if (whenMs !== this.lastMs) {
+      this.lastMs = whenMs;
+      this.lastStamp = ridTimestamp(whenMs);
+    }
+    const sequence = (this.sequence++ % 0x1000000000000).toString(16).toUpperCase().padStart(12, '0');
+    return this.lastStamp + sequence + random;
   }
 }
 

@@ -7,15 +7,26 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { makeTempDir } from './temp-dir.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const ENTRY = path.join(REPO_ROOT, 'bin', 'vigil.js');
 
+/**
+ * HOME points at an empty temporary folder unless the test sets it: a first run's default host
+ * watches the user folders under HOME, and tests never watch the real home.
+ */
 export function spawnVigil(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcessWithoutNullStreams {
   return spawn(process.execPath, [ENTRY, ...args], {
     cwd: REPO_ROOT,
-    env: { ...process.env, VIGIL_LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, VIGIL_LOG_LEVEL: 'info', HOME: emptyHome(), ...env },
   });
+}
+
+let home: string | null = null;
+function emptyHome(): string {
+  home ??= makeTempDir('vigil-home-');
+  return home;
 }
 
 export interface Finished {

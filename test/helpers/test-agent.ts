@@ -1,4 +1,7 @@
-/** Starts a real agent in this process on ephemeral loopback ports with a fresh data dir. */
+/**
+ * Starts a real agent in this process on ephemeral loopback ports with a fresh data dir. The
+ * first-run host watches the user folders of a fresh temporary home, never the real one.
+ */
 import { startAgent, type AgentOptions, type RunningAgent } from '../../agent/agent.js';
 import { silentLogger } from '../../agent/log/logger.js';
 import { makeTempDir } from './temp-dir.js';
@@ -8,6 +11,8 @@ export async function startTestAgent(options: Partial<AgentOptions> = {}): Promi
     dataDir: options.dataDir ?? makeTempDir(),
     ports: { api: 0, audit: 0, console: 0, ...options.ports },
     log: options.log ?? silentLogger,
+    firstRunHome: options.firstRunHome ?? makeTempDir('vigil-home-'),
+    ...(options.activity ? { activity: options.activity } : {}),
     ...(options.version ? { version: options.version } : {}),
   });
 }

@@ -1,0 +1,169 @@
+/**
+ * The activity side of the agent (DESIGN.md §1, §6, §7), put together in start-up order: log
+ * files repaired before anything is written, then the pipeline, the self-audit recorder, the
+ * file monitoring, and record retention. `stop` runs it backwards and flushes on the way:
+ * watchers stop, what they saw is committed, outputs close, the store is left to the caller.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import type { SettingsStore } from './config/settings-store.js';
+import type { DataPaths } from './config/data-dir.js';
+import type { Logger } from './log/logger.js';
+import { PipelineChangeRecorder } from './change-log.js';
+import { Pipeline, type PipelineOptions } from './pipeline/pipeline.js';
+import type { LiveFeed } from './pipeline/live-feed.js';
+import type { StoredItem } from './pipeline/pipeline-item.js';
+import type { AuditStore } from './store/audit-store.js';
+import { MonitorStateTable } from './store/monitor-state.js';
+import { OutputPositions } from './store/output-positions.js';
+import { RecordRetention } from './store/record-retention.js';
+import { StatusRegistry } from './status/status-registry.js';
+import { OutputManager, type OutputManagerOptions } from './outputs/output-manager.js';
+import { LogFilesService } from './outputs/log-files-service.js';
+import { MonitorService, type MonitorServiceOptions } from './monitor/monitor-service.js';
+import { firstRunMonitoring } from './monitor/default-host.js';
+import { localAccount, type LocalAccount } from './monitor/local-account.js';
+
+/** Tuning for tests and benchmarks; the defaults are the product's. */
+export interface ActivityOptions {
+  sourceTimings?: MonitorServiceOptions['sourceTimings'];
+  maintenanceIntervalMs?: number;
+  syslog?: OutputManagerOptions['syslog'];
+  pipeline?: Pick<PipelineOptions, 'maxQueuedItems' | 'maxBatchItems'>;
+  retention?: { firstRunDelayMs?: number; intervalMs?: number };
+}
+
+export interface ActivityServices {
+  readonly pipeline: Pipeline;
+  /** Committed records as they are written (the console streams this over SSE). */
+  readonly feed: LiveFeed;
+  /** Give this to services that change configuration (clients, hosts, outputs, settings). */
+  readonly changeRecorder: PipelineChangeRecorder;
+  readonly monitor: MonitorService;
+  readonly outputs: OutputManager;
+  /** Runtime status and statistics of hosts and outputs, for the agent API's routes. */
+  readonly status: StatusRegistry;
+  /** The log files as `/api/v1/logs` lists them. */
+  readonly logFiles: LogFilesService;
+  readonly retention: RecordRetention;
+  readonly account: LocalAccount;
+  /** The last audit store write failure, or null while writes succeed. */
+  writeProblem(): string | null;
+  stop(): Promise<void>;
+}
+
+export interface ActivityStartOptions {
+  settings: SettingsStore;
+  store: AuditStore;
+  paths: DataPaths;
+  log: Logger;
+  /** True when the settings file did not exist before this start. */
+  firstRun: boolean;
+  firstRunHome?: string;
+  options?: ActivityOptions;
+}
+
+export async function startActivityPipeline(start: ActivityStartOptions): Promise<ActivityServices> {
+  const { settings, store, paths, log } = start;
+  const tuning = start.options ?? {};
+  const account = localAccount();
+
+  let firstRunChange: { hostName: string; folders: string[] } | null = null;
+  if (start.firstRun && settings.current.hosts.length === 0) {
+    const { host, output } = firstRunMonitoring(start.firstRunHome ?? os.homedir(), account.hostname);
+    await settings.update((draft) => {
+      draft.hosts.push(host);
+      draft.outputs.push(output);
+    });
+    firstRunChange = { hostName: host.name, folders: host.includePaths };
+    log.info('first run: monitoring the local host', { host: host.name, folders: host.includePaths.join(', ') });
+  }
+
+  const status = new StatusRegistry();
+  const outputs = new OutputManager({
+    settings,
+    positions: new OutputPositions(store.db),
+    status,
+    log: log.child('outputs'),
+    logsDir: paths.logs,
+    hostname: account.hostname,
+    userId: account.uid,
+    ...(tuning.maintenanceIntervalMs !== undefined ? { maintenanceIntervalMs: tuning.maintenanceIntervalMs } : {}),
+    ...(tuning.syslog ? { syslog: tuning.syslog } : {}),
+  });
+  outputs.start();
+
+  let writeProblem: string | null = null;
+  const pipeline = new Pipeline({
+    store,
+    outputs,
+    log: log.child('pipeline'),
+    ...tuning.pipeline,
+    onCommitted: (items) => countHostRecords(status, items),
+    onWriteProblem: (error) => (writeProblem = error ? error.message : null),
+  });
+  const changeRecorder = new PipelineChangeRecorder((items) => pipeline.write(items), account.hostname, log);
+  if (firstRunChange) {
+    changeRecorder.recordChange({
+      actor: 'agent',
+      action: 'Added',
+      objectType: 'Host',
+      what: firstRunChange.hostName,
+      details: [{ PropertyName: 'includePaths', After: firstRunChange.folders.join('; ') }],
+    });
+  }
+
+  const monitor = new MonitorService({
+    settings,
+    pipeline,
+    state: new MonitorStateTable(store.db, path.sep),
+    status,
+    account,
+    log: log.child('monitor'),
+    alwaysExclude: [paths.root],
+    ...(tuning.sourceTimings ? { sourceTimings: tuning.sourceTimings } : {}),
+  });
+  monitor.start();
+
+  const retention = new RecordRetention({
+    store,
+    retentionDays: () => settings.current.auditStore.retentionDays,
+    log: log.child('retention'),
+    ...tuning.retention,
+  });
+  retention.start();
+
+  let stopping: Promise<void> | null = null;
+  return {
+    pipeline,
+    feed: pipeline.feed,
+    changeRecorder,
+    monitor,
+    outputs,
+    status,
+    logFiles: new LogFilesService(paths.logs, () => settings.current),
+    retention,
+    account,
+    writeProblem: () => writeProblem,
+    stop: () =>
+      (stopping ??= (async () => {
+        await monitor.stop();
+        await changeRecorder.flush();
+        await pipeline.stop();
+        await retention.stop();
+        await outputs.stop();
+      })()),
+  };
+}
+
+function countHostRecords(status: StatusRegistry, items: readonly StoredItem[]): void {
+  const perHost = new Map<string, { count: number; last: string }>();
+  for (const item of items) {
+    if (item.hostId === undefined) continue;
+    const entry = perHost.get(item.hostId) ?? { count: 0, last: '' };
+    entry.count++;
+    if (item.stored.When > entry.last) entry.last = item.stored.When;
+    perHost.set(item.hostId, entry);
+  }
+  for (const [hostId, { count, last }] of perHost) status.hostReceived(hostId, count, last);
+}

@@ -1,0 +1,118 @@
+/**
+ * Runs one file activity source per enabled host and follows the settings: a host enabled,
+ * disabled, added, removed, renamed, or given other folders takes effect at once. A disabled or
+ * removed host's snapshot is forgotten, so enabling it again starts from a fresh baseline
+ * instead of reporting what changed while monitoring was off.
+ */
+import type { Settings } from '../config/settings-schema.js';
+import type { SettingsStore } from '../config/settings-store.js';
+import type { HostSettings } from '../config/monitoring-schema.js';
+import type { Logger } from '../log/logger.js';
+import type { Pipeline } from '../pipeline/pipeline.js';
+import type { MonitorStateTable } from '../store/monitor-state.js';
+import type { StatusRegistry } from '../status/status-registry.js';
+import { normaliseCoverage } from './coverage.js';
+import { FileActivitySource, type FileActivitySourceOptions } from './file-activity-source.js';
+import type { LocalAccount } from './local-account.js';
+
+export interface MonitorServiceOptions {
+  settings: SettingsStore;
+  pipeline: Pipeline;
+  state: MonitorStateTable;
+  status: StatusRegistry;
+  account: LocalAccount;
+  log: Logger;
+  /** Folders never monitored (the agent's data dir). */
+  alwaysExclude: string[];
+  /** Timing overrides for tests. */
+  sourceTimings?: Pick<FileActivitySourceOptions, 'settleMs' | 'maxDelayMs' | 'sweepMs' | 'retryMs' | 'overflowRisk'>;
+}
+
+interface Running {
+  key: string;
+  source: FileActivitySource;
+}
+
+/** What, when changed, needs the source restarted (comment and the like do not). */
+function sourceKey(host: HostSettings): string {
+  return JSON.stringify([host.name, host.includePaths, host.excludePaths, host.rescanIntervalMinutes]);
+}
+
+export class MonitorService {
+  private readonly running = new Map<string, Running>();
+  private chain: Promise<void> = Promise.resolve();
+  private unsubscribe: (() => void) | null = null;
+  private stopped = false;
+
+  constructor(private readonly o: MonitorServiceOptions) {}
+
+  /** Starts monitoring in the background; `ready()` tells when the first scans are done. */
+  start(): void {
+    this.enqueue(this.o.settings.current, true);
+    this.unsubscribe = this.o.settings.onChange((next) => this.enqueue(next, false));
+  }
+
+  /** Resolves when every settings change so far is in effect (sources started and scanned). */
+  ready(): Promise<void> {
+    return this.chain;
+  }
+
+  /** The running source of a host (tests and benchmarks). */
+  source(hostId: string): FileActivitySource | undefined {
+    return this.running.get(hostId)?.source;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    await this.chain;
+    await Promise.all([...this.running.values()].map(({ source }) => source.stop()));
+    this.running.clear();
+  }
+
+  private enqueue(settings: Settings, initial: boolean): void {
+    this.chain = this.chain
+      .then(() => this.reconcile(settings, initial))
+      .catch((error: Error) => this.o.log.error('applying host settings failed', { error: error.message }));
+  }
+
+  private async reconcile(settings: Settings, initial: boolean): Promise<void> {
+    if (this.stopped) return;
+    const { state, pipeline, status } = this.o;
+    const wanted = new Map(settings.hosts.filter((h) => h.enabled).map((h) => [h.id, h]));
+
+    for (const [id, running] of [...this.running]) {
+      const host = wanted.get(id);
+      if (host && sourceKey(host) === running.key) continue;
+      this.running.delete(id);
+      await running.source.stop();
+      if (!host) await this.forget(id, settings);
+    }
+    if (initial) {
+      // Snapshots of hosts removed or disabled while the agent was not running.
+      for (const id of state.hostIds()) if (!wanted.has(id)) await this.forget(id, settings);
+    }
+    for (const host of settings.hosts) if (!host.enabled) status.setHostStatus(host.id, 'OK', 'Monitoring is disabled');
+
+    for (const [id, host] of wanted) {
+      if (this.running.has(id) || this.stopped) continue;
+      const source = new FileActivitySource({
+        host,
+        coverage: normaliseCoverage(host.includePaths, [...host.excludePaths, ...this.o.alwaysExclude]),
+        pipeline,
+        state,
+        status,
+        account: this.o.account,
+        log: this.o.log,
+        ...this.o.sourceTimings,
+      });
+      this.running.set(id, { key: sourceKey(host), source });
+      await source.start().catch(() => undefined); // the source reports its own failure in its status
+    }
+  }
+
+  private async forget(hostId: string, settings: Settings): Promise<void> {
+    await this.o.pipeline.submit({ items: [], commitWith: () => this.o.state.dropHost(hostId) }).catch(() => undefined);
+    if (!settings.hosts.some((h) => h.id === hostId)) this.o.status.forgetHost(hostId);
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * An output's file filter (agent-api.md §1.6.4 `fileFilter`): which file activity records the
+ * output receives. Only file activity reaches host outputs; self-audit and API records are in
+ * the store and the live feed only.
+ */
+import path from 'node:path';
+import type { FileFilter } from '../config/monitoring-schema.js';
+import type { StoredItem } from '../pipeline/pipeline-item.js';
+import { isUnder } from '../monitor/coverage.js';
+
+export type ItemFilter = (item: StoredItem) => boolean;
+
+export function compileFileFilter(filter: FileFilter): ItemFilter {
+  const operations = new Set<string>(filter.operations);
+  const include = filter.includePaths.map((p) => path.resolve(p));
+  const exclude = filter.excludePaths.map((p) => path.resolve(p));
+  const extensions = new Set(filter.excludeExtensions.map((e) => (e.startsWith('.') ? e : `.${e}`).toLowerCase()));
+  const accounts = new Set(filter.excludeAccounts.map((a) => a.toLowerCase()));
+  const pathPasses = (p: string): boolean =>
+    (include.length === 0 || include.some((dir) => isUnder(p, dir))) && !exclude.some((dir) => isUnder(p, dir));
+
+  return (item) => {
+    const file = item.file;
+    if (!file || !operations.has(file.operation)) return false;
+    if (accounts.size > 0 && accounts.has(item.stored.Who.toLowerCase())) return false;
+    const target = file.newPath ?? file.path;
+    if (extensions.size > 0 && file.objectType === 'File' && extensions.has(path.extname(target).toLowerCase())) {
+      return false;
+    }
+    return pathPasses(file.path) || (file.newPath !== undefined && pathPasses(file.newPath));
+  };
+}

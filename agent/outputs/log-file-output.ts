@@ -1,0 +1,298 @@
+/**
+ * A LogFile output (DESIGN.md §7): lines appended to today's `<name>_Log_YYYYMMDD.tsv|.json` in
+ * the data dir's `logs/` folder.
+ *
+ * The lines of a batch are written and flushed to disk inside the batch's transaction, and the
+ * file position after them is committed with the records (output_positions). If the agent dies
+ * before COMMIT, start-up cuts the file back to the committed position; so after any crash the
+ * file holds exactly the committed records, and never a torn line. Closed days are zipped and
+ * old files deleted in the background.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { HostSettings, LogFileOptions, OutputSettings } from '../config/monitoring-schema.js';
+import { logFileBaseName } from '../config/monitoring-schema.js';
+import type { Logger } from '../log/logger.js';
+import type { StoredItem } from '../pipeline/pipeline-item.js';
+import type { OutputPositions } from '../store/output-positions.js';
+import type { StatusRegistry } from '../status/status-registry.js';
+import type { DiskGuard } from './disk-guard.js';
+import { compileFileFilter, type ItemFilter } from './file-filter.js';
+import { cutTornLine, readActivityRange, zipLogFile } from './log-file-io.js';
+import { dayMinus, logFileName, parseLogFileName, utcDay, type LogFileName } from './log-file-names.js';
+import { jsonLine, TSV_HEADER, tsvLine } from './log-line-format.js';
+
+export interface LogFileOutputOptions {
+  output: OutputSettings;
+  host: HostSettings;
+  dir: string;
+  positions: OutputPositions;
+  guard: DiskGuard;
+  status: StatusRegistry;
+  log: Logger;
+  userId: number | null;
+  now?: () => number;
+}
+
+interface OpenFile {
+  name: string;
+  fd: number;
+  size: number;
+}
+
+export class LogFileOutput {
+  readonly id: string;
+  readonly hostId: string;
+  readonly base: string;
+  readonly options: LogFileOptions;
+  readonly accepts: ItemFilter;
+  private open: OpenFile | null = null;
+  private undo: { size: number } | null = null;
+  private pendingCount = 0;
+  private pendingBytes = 0;
+  private pendingNewFile = false;
+  private pendingLastWhen = '';
+  private blockedReason: string | null = null;
+  private failedReason: string | null = null;
+  private maintaining: Promise<void> | null = null;
+  private readonly now: () => number;
+
+  constructor(private readonly o: LogFileOutputOptions) {
+    this.id = o.output.id;
+    this.hostId = o.output.hostId;
+    this.base = logFileBaseName(o.output, o.host);
+    this.options = o.output.logFile!;
+    this.accepts = compileFileFilter(o.output.fileFilter);
+    this.now = o.now ?? Date.now;
+  }
+
+  /** This output's files in the folder (parsed names), oldest day first. */
+  files(): LogFileName[] {
+    let names: string[];
+    try {
+      names = fs.readdirSync(this.o.dir);
+    } catch {
+      return [];
+    }
+    return names
+      .map(parseLogFileName)
+      .filter((f): f is LogFileName => f !== null && f.base === this.base && f.format === this.options.format)
+      .sort((a, b) => a.day.localeCompare(b.day) || Number(a.zipped) - Number(b.zipped));
+  }
+
+  /**
+   * Start-up repair: cut the current file back to the committed position, remove files that
+   * only uncommitted batches wrote, cut torn last lines, finish or clean up interrupted zips.
+   */
+  recover(): void {
+    const { dir, log } = this.o;
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const position = this.o.positions.get(this.id);
+    const positionDay = position ? parseLogFileName(position.file)?.day : undefined;
+    for (const name of fs.readdirSync(dir)) {
+      if (!name.endsWith('.zip.tmp')) continue;
+      const parsed = parseLogFileName(name.slice(0, -'.tmp'.length));
+      if (parsed?.base === this.base && parsed.format === this.options.format) fs.rmSync(path.join(dir, name));
+    }
+    const files = this.files();
+    const zipped = new Set(files.filter((f) => f.zipped).map((f) => f.fileName.slice(0, -'.zip'.length)));
+    for (const file of files) {
+      if (file.zipped) continue;
+      const full = path.join(dir, file.fileName);
+      if (zipped.has(file.fileName)) {
+        // The zip was complete (renamed after fsync); only the delete of the original was lost.
+        fs.rmSync(full);
+        continue;
+      }
+      if (positionDay !== undefined && file.day > positionDay) {
+        log.warn('removed a log file written only by uncommitted batches', { file: file.fileName });
+        fs.rmSync(full);
+        continue;
+      }
+      const size = fs.statSync(full).size;
+      if (position && position.file === file.fileName && size > position.offset) {
+        fs.truncateSync(full, position.offset);
+        log.warn('cut log file back to the last committed batch', {
+          file: file.fileName,
+          bytes: size - position.offset,
+        });
+        continue;
+      }
+      const cut = cutTornLine(full);
+      if (cut > 0) log.warn('cut a torn last line from a log file', { file: file.fileName, bytes: cut });
+    }
+    this.refreshFileStats();
+    this.o.status.setOutputStatus(this.id, 'OK', 'Writing log files', dir);
+  }
+
+  /** Inside the batch transaction: append and flush the lines, record the position. */
+  write(items: readonly StoredItem[]): void {
+    const accepted = items.filter(this.accepts);
+    if (accepted.length === 0) return;
+    const day = utcDay(this.now());
+    const name = logFileName(this.base, day, this.options.format);
+    let text = '';
+    for (const item of accepted) {
+      text += this.options.format === 'Tsv' ? tsvLine(item, this.o.userId) : jsonLine(item);
+    }
+    try {
+      const file = this.fileFor(name);
+      if (file.size === 0 && this.options.headerRow && this.options.format === 'Tsv') text = TSV_HEADER + text;
+      const bytes = Buffer.byteLength(text);
+      const verdict = this.o.guard.check(bytes);
+      if (!verdict.ok) {
+        this.drop(accepted.length, verdict.reason);
+        return;
+      }
+      this.undo = { size: file.size };
+      writeAll(file.fd, Buffer.from(text));
+      fs.fdatasyncSync(file.fd);
+      if (file.size === 0) this.pendingNewFile = true;
+      file.size += bytes;
+      this.pendingBytes += bytes;
+      this.o.guard.add(bytes);
+      this.o.positions.set(this.id, { file: name, offset: file.size });
+      this.pendingCount += accepted.length;
+      this.pendingLastWhen = accepted[accepted.length - 1]!.stored.When;
+      this.clearProblems();
+    } catch (error) {
+      this.rollback();
+      this.fail(accepted.length, error as NodeJS.ErrnoException);
+    }
+  }
+
+  /** The transaction did not commit: cut what this batch appended. */
+  rollback(): void {
+    const undo = this.undo;
+    this.undo = null;
+    this.pendingCount = 0;
+    this.pendingBytes = 0;
+    this.pendingNewFile = false;
+    if (!undo || !this.open) return;
+    try {
+      fs.ftruncateSync(this.open.fd, undo.size);
+      this.o.guard.add(-(this.open.size - undo.size));
+      this.open.size = undo.size;
+    } catch (error) {
+      // Start-up recovery cuts the file back to the committed position anyway.
+      this.o.log.error('could not cut back a log file', { file: this.open.name, error: (error as Error).message });
+    }
+  }
+
+  /** After COMMIT. */
+  committed(): void {
+    this.undo = null;
+    if (this.pendingCount === 0) return;
+    this.o.status.outputReported(this.id, this.pendingCount, this.pendingLastWhen);
+    const stats = this.o.status.outputStats(this.id);
+    stats.filesSize += this.pendingBytes;
+    if (this.pendingNewFile) stats.filesCount++;
+    this.pendingCount = 0;
+    this.pendingBytes = 0;
+    this.pendingNewFile = false;
+  }
+
+  /** Zips closed days, deletes files past retention, refreshes file statistics. */
+  maintain(): Promise<void> {
+    this.maintaining ??= this.doMaintain().finally(() => (this.maintaining = null));
+    return this.maintaining;
+  }
+
+  close(): void {
+    if (this.open) fs.closeSync(this.open.fd);
+    this.open = null;
+  }
+
+  /** Waits for background maintenance, then closes. */
+  async stop(): Promise<void> {
+    await this.maintaining?.catch(() => undefined);
+    this.close();
+  }
+
+  private fileFor(name: string): OpenFile {
+    if (this.open?.name === name) return this.open;
+    const previous = this.open;
+    this.close();
+    fs.mkdirSync(this.o.dir, { recursive: true, mode: 0o700 });
+    const fd = fs.openSync(path.join(this.o.dir, name), 'a', 0o600);
+    this.open = { name, fd, size: fs.fstatSync(fd).size };
+    if (previous) setImmediate(() => void this.maintain()); // a day closed: zip it
+    return this.open;
+  }
+
+  private async doMaintain(): Promise<void> {
+    const today = utcDay(this.now());
+    const oldest = dayMinus(today, this.options.retentionDays);
+    for (const file of this.files()) {
+      const full = path.join(this.o.dir, file.fileName);
+      if (file.day < oldest) {
+        const size = fs.statSync(full, { throwIfNoEntry: false })?.size ?? 0;
+        fs.rmSync(full, { force: true });
+        this.o.guard.add(-size);
+        this.o.log.info('log file past retention deleted', { file: file.fileName });
+        continue;
+      }
+      if (!file.zipped && file.day < today && this.options.zipClosedFiles && this.open?.name !== file.fileName) {
+        try {
+          const before = fs.statSync(full).size;
+          const zip = await zipLogFile(full, readActivityRange(full, file.format));
+          this.o.guard.add(fs.statSync(zip).size - before);
+        } catch (error) {
+          this.o.log.warn('could not zip a closed log file', { file: file.fileName, error: (error as Error).message });
+        }
+      }
+    }
+    this.refreshFileStats();
+  }
+
+  private refreshFileStats(): void {
+    const stats = this.o.status.outputStats(this.id);
+    let count = 0;
+    let size = 0;
+    for (const file of this.files()) {
+      const stat = fs.statSync(path.join(this.o.dir, file.fileName), { throwIfNoEntry: false });
+      if (!stat) continue;
+      count++;
+      size += stat.size;
+    }
+    stats.filesCount = count;
+    stats.filesSize = size;
+  }
+
+  private drop(count: number, reason: string): void {
+    this.o.status.outputStats(this.id).droppedCount += count;
+    if (this.blockedReason !== reason) {
+      this.blockedReason = reason;
+      this.o.log.warn('log file writing stopped', { output: this.id, reason });
+    }
+    this.o.status.setOutputStatus(
+      this.id,
+      'Warning',
+      'Log file writing stopped',
+      `${reason}; records are still stored in the audit database`,
+    );
+  }
+
+  private fail(count: number, error: NodeJS.ErrnoException): void {
+    this.o.status.outputStats(this.id).droppedCount += count;
+    const reason = `${error.code ?? 'error'}: ${error.message}`;
+    if (this.failedReason !== reason) {
+      this.failedReason = reason;
+      this.o.log.error('log file write failed', { output: this.id, error: reason });
+    }
+    this.o.status.setOutputStatus(this.id, 'Error', 'Log file write failed', reason);
+  }
+
+  private clearProblems(): void {
+    if (this.blockedReason === null && this.failedReason === null) return;
+    this.blockedReason = null;
+    this.failedReason = null;
+    this.o.log.info('log file writing resumed', { output: this.id });
+    this.o.status.setOutputStatus(this.id, 'OK', 'Writing log files', this.o.dir);
+  }
+}
+
+function writeAll(fd: number, buffer: Buffer): void {
+  let offset = 0;
+  while (offset < buffer.length) offset += fs.writeSync(fd, buffer, offset, buffer.length - offset);
+}

@@ -1,0 +1,101 @@
+/**
+ * The log files as the agent API lists them (DESIGN.md §7, agent-api.md §1.6.5): id (the file
+ * name), size, localPath, isZip, isArchived, type, updatedAt, activityFrom, activityTo,
+ * outputId. `get` accepts only the name of a log file in the logs folder, so an id can never
+ * lead outside it (no separators, no `..`, no symlinks).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Settings } from '../config/settings-schema.js';
+import { readActivityRange, readZipRange, type ActivityRange } from './log-file-io.js';
+import { parseLogFileName } from './log-file-names.js';
+import { logFileOwners } from './orphan-log-files.js';
+
+export interface LogFileInfo {
+  id: string;
+  size: number;
+  localPath: string;
+  isZip: boolean;
+  /** Moved to an archive location (not supported by this agent: always false). */
+  isArchived: boolean;
+  type: 'Tsv' | 'Json';
+  updatedAt: string;
+  /** Time of the first and last record in the file; null for a file without records. */
+  activityFrom: string | null;
+  activityTo: string | null;
+  /** The output that writes such files; null when no output claims them any more. */
+  outputId: string | null;
+}
+
+export class LogFilesService {
+  private readonly zipRanges = new Map<string, { stamp: string; range: ActivityRange }>();
+
+  constructor(
+    readonly dir: string,
+    private readonly settings: () => Pick<Settings, 'hosts' | 'outputs'>,
+  ) {}
+
+  /** Every log file, or those of one output; newest first. */
+  async list(outputId?: string): Promise<LogFileInfo[]> {
+    let names: string[];
+    try {
+      names = await fs.promises.readdir(this.dir);
+    } catch {
+      return [];
+    }
+    const owners = logFileOwners(this.settings());
+    const out: LogFileInfo[] = [];
+    for (const name of names) {
+      const parsed = parseLogFileName(name);
+      if (!parsed) continue;
+      const owner = owners.get(`${parsed.base}.${parsed.format}`) ?? null;
+      if (outputId !== undefined && owner !== outputId) continue;
+      const info = await this.describe(name, owner);
+      if (info) out.push(info);
+    }
+    return out.sort((a, b) => b.id.localeCompare(a.id));
+  }
+
+  /** One file by id, or null when there is no such log file. */
+  async get(fileId: string): Promise<LogFileInfo | null> {
+    const parsed = parseLogFileName(fileId);
+    if (!parsed) return null;
+    const owner = logFileOwners(this.settings()).get(`${parsed.base}.${parsed.format}`) ?? null;
+    return this.describe(fileId, owner);
+  }
+
+  private async describe(name: string, outputId: string | null): Promise<LogFileInfo | null> {
+    const parsed = parseLogFileName(name)!;
+    const localPath = path.join(this.dir, name);
+    const stat = await fs.promises.lstat(localPath).catch(() => null);
+    if (!stat?.isFile()) return null;
+    let range: ActivityRange;
+    if (parsed.zipped) {
+      const stamp = `${stat.size}:${stat.mtimeMs}`;
+      const cached = this.zipRanges.get(name);
+      if (cached?.stamp === stamp) range = cached.range;
+      else {
+        range = await readZipRange(localPath);
+        this.zipRanges.set(name, { stamp, range });
+      }
+    } else {
+      try {
+        range = readActivityRange(localPath, parsed.format);
+      } catch {
+        range = { activityFrom: null, activityTo: null };
+      }
+    }
+    return {
+      id: name,
+      size: stat.size,
+      localPath,
+      isZip: parsed.zipped,
+      isArchived: false,
+      type: parsed.format,
+      updatedAt: stat.mtime.toISOString(),
+      activityFrom: range.activityFrom,
+      activityTo: range.activityTo,
+      outputId,
+    };
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * One log line per record. TSV columns, in this order (docs/activity-pipeline.md, after the
+ * replaced product's file-activity TSV, agent-api.md §2.4):
+ *
+ *   1 Time (UTC)     `YYYY-MM-DDTHH:MM:SS.mmmZ`
+ *   2 Host           the machine (the record's Where)
+ *   3 User ID        numeric user id of the account (POSIX), empty on Windows
+ *   4 Operation      Add, Del, Ren (Renamed and Moved) or Upd
+ *   5 Object Type    FILE or FOLD
+ *   6 Path           the path (before, for Ren)
+ *   7 Rename Path    the path after, for Ren; else empty
+ *   8 Process or IP  empty: a file watcher cannot tell
+ *   9 User Name      `HOST\user`
+ *
+ * A tab, line feed or carriage return inside a value (legal in POSIX file names) is written
+ * `\t`, `\n`, `\r`, so every record stays one line and one column; backslashes are kept as
+ * they are, because Windows paths and `HOST\user` are full of them. JSON files hold one
+ * activity record per line, as the audit API shows it.
+ */
+import type { StoredItem } from '../pipeline/pipeline-item.js';
+
+export const TSV_HEADER =
+  'Time (UTC)\tHost\tUser ID\tOperation\tObject Type\tPath\tRename Path\tProcess or IP\tUser Name\n';
+
+const OPERATION: Record<string, string> = {
+  Added: 'Add',
+  Removed: 'Del',
+  Renamed: 'Ren',
+  Moved: 'Ren',
+  Modified: 'Upd',
+};
+
+const ESCAPES: Record<string, string> = { '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+export function tsvField(value: string): string {
+  return /[\t\n\r]/.test(value) ? value.replace(/[\t\n\r]/g, (c) => ESCAPES[c]!) : value;
+}
+
+let lastTimeMs = Number.NaN;
+let lastTime = '';
+
+export function tsvLine(item: StoredItem, userId: number | null): string {
+  const record = item.stored;
+  const file = item.file;
+  if (item.timeMs !== lastTimeMs) {
+    lastTimeMs = item.timeMs;
+    lastTime = new Date(item.timeMs).toISOString();
+  }
+  const operation = OPERATION[file?.operation ?? record.Action] ?? tsvField(record.Action);
+  const objectType = (file?.objectType ?? record.ObjectType) === 'Folder' ? 'FOLD' : 'FILE';
+  return (
+    lastTime +
+    '\t' +
+    tsvField(record.Where) +
+    '\t' +
+    (userId === null ? '' : String(userId)) +
+    '\t' +
+    operation +
+    '\t' +
+    objectType +
+    '\t' +
+    tsvField(file?.path ?? record.What) +
+    '\t' +
+    tsvField(file?.newPath ?? '') +
+    '\t\t' +
+    tsvField(record.Who) +
+    '\n'
+  );
+}
+
+export function jsonLine(item: StoredItem): string {
+  return JSON.stringify(item.stored) + '\n';
+}
+
+/** The time a line describes (first column or `When`), for a file's activityFrom/To. */
+export function lineTime(line: string, format: 'Tsv' | 'Json'): string | null {
+  if (format === 'Tsv') {
+    const first = line.slice(0, line.indexOf('\t'));
+    return /^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(first) ? first : null;
+  }
+  try {
+    const when = (JSON.parse(line) as { When?: unknown }).When;
+    return typeof when === 'string' ? when : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * What flows through the pipeline: a normalised activity record plus what the outputs need and
+ * the record does not carry (the time in milliseconds, the host, the file operation).
+ */
+import type { ActivityRecord, FileAction, NewActivityRecord } from '../../shared/activity-record.js';
+
+export interface FileActivity {
+  operation: FileAction;
+  objectType: 'File' | 'Folder';
+  /** The path; for Renamed and Moved, the path before. */
+  path: string;
+  /** For Renamed and Moved: the path after. */
+  newPath?: string;
+}
+
+export interface PipelineItem {
+  record: NewActivityRecord;
+  /** When the change was seen, in milliseconds (log lines keep them; `When` keeps seconds). */
+  timeMs: number;
+  /** The host whose outputs receive the record; none for self-audit and API records. */
+  hostId?: string;
+  file?: FileActivity;
+}
+
+export interface StoredItem extends PipelineItem {
+  stored: ActivityRecord;
+}
+
+/** Records submitted together, plus state that must commit with them or not at all. */
+export interface Submission {
+  items: PipelineItem[];
+  /** Runs inside the batch transaction, after the records are inserted. */
+  commitWith?: () => void;
+}

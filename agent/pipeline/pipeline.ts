@@ -1,0 +1,283 @@
+/**
+ * The activity pipeline (DESIGN.md §1, §6): sources submit normalised records; a bounded queue
+ * holds them; a batch writer stores each batch in one transaction together with the state
+ * derived from it (file snapshot, log file positions) and the log file lines; after COMMIT the
+ * other outputs (syslog) and the live feed receive the batch.
+ *
+ * Nothing accepted is lost: `submit` resolves only after COMMIT; when the queue is full,
+ * submitters wait (backpressure) instead of records being dropped; a batch that fails for a
+ * passing reason (disk full, database busy) stays at the head of the queue and is retried.
+ */
+import type { ActivityRecord } from '../../shared/activity-record.js';
+import type { AuditStore } from '../store/audit-store.js';
+import type { Logger } from '../log/logger.js';
+import { LiveFeed } from './live-feed.js';
+import type { PipelineItem, StoredItem, Submission } from './pipeline-item.js';
+
+/** Where batches go besides the store. */
+export interface OutputStage {
+  /** Inside the batch transaction, after the insert: durable outputs (log files) write here. */
+  writeInTransaction(items: readonly StoredItem[]): void;
+  /** The transaction failed: undo whatever `writeInTransaction` wrote for it. */
+  rollback(): void;
+  /** After COMMIT: outputs that cannot take part in the transaction (syslog). */
+  committed(items: readonly StoredItem[]): void;
+}
+
+export interface PipelineOptions {
+  store: AuditStore;
+  outputs?: OutputStage;
+  log: Logger;
+  /** Records queued before submitters must wait. */
+  maxQueuedItems?: number;
+  /** Records per transaction at most (a larger single submission is committed alone). */
+  maxBatchItems?: number;
+  /** After each commit, for statistics. */
+  onCommitted?: (items: readonly StoredItem[]) => void;
+  /** Called when a batch fails and when the writer recovers, for status reporting. */
+  onWriteProblem?: (error: Error | null) => void;
+}
+
+export class PipelineStoppedError extends Error {
+  constructor() {
+    super('the activity pipeline is stopped');
+    this.name = 'PipelineStoppedError';
+  }
+}
+
+interface Entry {
+  submission: Submission;
+  size: number;
+  resolve: (records: ActivityRecord[]) => void;
+  reject: (error: Error) => void;
+}
+
+export interface PipelineStats {
+  committedRecords: number;
+  batches: number;
+  failedBatches: number;
+  rejectedRecords: number;
+  queuedRecords: number;
+  waitingSubmissions: number;
+}
+
+/** SQLite result codes that describe the environment, not the batch: retry them. */
+const TRANSIENT = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|PROTOCOL|NOMEM|READONLY)/;
+
+function isTransient(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && TRANSIENT.test(code);
+}
+
+export class Pipeline {
+  readonly feed = new LiveFeed();
+  private readonly queue: Entry[] = [];
+  private readonly waiting: Entry[] = [];
+  private queuedItems = 0;
+  private pumpScheduled = false;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private retryDelayMs = 0;
+  private oneAtATime = false;
+  private stopped = false;
+  private idleWaiters: Array<() => void> = [];
+  private readonly counters = { committedRecords: 0, batches: 0, failedBatches: 0, rejectedRecords: 0 };
+  private readonly maxQueued: number;
+  private readonly maxBatch: number;
+
+  constructor(private readonly options: PipelineOptions) {
+    this.maxQueued = options.maxQueuedItems ?? 100_000;
+    this.maxBatch = options.maxBatchItems ?? 5_000;
+  }
+
+  /** Stores the records (and runs `commitWith`) in one transaction; resolves after COMMIT. */
+  submit(submission: Submission): Promise<ActivityRecord[]> {
+    if (this.stopped) return Promise.reject(new PipelineStoppedError());
+    const bad = submission.items.findIndex((item) => Number.isNaN(Date.parse(item.record.When)));
+    if (bad >= 0) {
+      return Promise.reject(new Error(`record ${bad}: time "${submission.items[bad]!.record.When}" is not a date`));
+    }
+    return new Promise<ActivityRecord[]>((resolve, reject) => {
+      const entry: Entry = { submission, size: submission.items.length, resolve, reject };
+      if (this.waiting.length === 0 && this.fits(entry)) this.enqueue(entry);
+      else this.waiting.push(entry);
+    });
+  }
+
+  /** Shorthand for `submit({ items })`. */
+  write(items: PipelineItem[]): Promise<ActivityRecord[]> {
+    return this.submit({ items });
+  }
+
+  stats(): PipelineStats {
+    return { ...this.counters, queuedRecords: this.queuedItems, waitingSubmissions: this.waiting.length };
+  }
+
+  /** Resolves once everything submitted so far is committed (or rejected). */
+  flush(): Promise<void> {
+    if (this.idle()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /**
+   * Refuses new submissions and commits what is queued. If the store keeps failing for
+   * `timeoutMs`, what is left is rejected and logged rather than hanging the shutdown.
+   */
+  async stop(timeoutMs = 15_000): Promise<void> {
+    this.stopped = true;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(true), timeoutMs);
+    });
+    const done = await Promise.race([this.flush().then(() => false), timedOut]);
+    clearTimeout(timer);
+    if (done) {
+      const left = [...this.queue.splice(0), ...this.waiting.splice(0)];
+      const count = left.reduce((n, e) => n + e.size, 0);
+      this.options.log.error('records not stored at shutdown: the audit store kept failing', { count });
+      for (const entry of left) entry.reject(new PipelineStoppedError());
+      this.queuedItems = 0;
+      if (this.retryTimer) clearTimeout(this.retryTimer);
+      this.notifyIdle();
+    }
+  }
+
+  private fits(entry: Entry): boolean {
+    return this.queuedItems === 0 || this.queuedItems + entry.size <= this.maxQueued;
+  }
+
+  private enqueue(entry: Entry): void {
+    this.queue.push(entry);
+    this.queuedItems += entry.size;
+    this.schedule();
+  }
+
+  private admitWaiting(): void {
+    while (this.waiting.length > 0 && this.fits(this.waiting[0]!)) this.enqueue(this.waiting.shift()!);
+  }
+
+  private schedule(): void {
+    if (this.pumpScheduled || this.retryTimer) return;
+    this.pumpScheduled = true;
+    setImmediate(() => this.pump());
+  }
+
+  private idle(): boolean {
+    return this.queue.length === 0 && this.waiting.length === 0;
+  }
+
+  private notifyIdle(): void {
+    if (!this.idle()) return;
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  private takeBatch(): Entry[] {
+    const batch: Entry[] = [];
+    let size = 0;
+    while (this.queue.length > 0) {
+      const next = this.queue[0]!;
+      if (batch.length > 0 && (this.oneAtATime || size + next.size > this.maxBatch)) break;
+      batch.push(this.queue.shift()!);
+      size += next.size;
+    }
+    return batch;
+  }
+
+  private pump(): void {
+    this.pumpScheduled = false;
+    const batch = this.takeBatch();
+    if (batch.length === 0) {
+      this.notifyIdle();
+      return;
+    }
+    let stored: StoredItem[];
+    try {
+      stored = this.commit(batch);
+    } catch (error) {
+      this.failed(batch, error as Error);
+      return;
+    }
+    this.oneAtATime = false;
+    if (this.retryDelayMs > 0) {
+      this.retryDelayMs = 0;
+      this.options.onWriteProblem?.(null);
+      this.options.log.info('audit store writable again');
+    }
+    this.counters.batches++;
+    this.counters.committedRecords += stored.length;
+    this.queuedItems -= stored.length;
+    this.afterCommit(stored);
+    let offset = 0;
+    for (const entry of batch) {
+      entry.resolve(stored.slice(offset, offset + entry.size).map((item) => item.stored));
+      offset += entry.size;
+    }
+    this.admitWaiting();
+    if (this.queue.length > 0) this.schedule();
+    else this.notifyIdle();
+  }
+
+  private commit(batch: Entry[]): StoredItem[] {
+    const items = batch.flatMap((entry) => entry.submission.items);
+    let stored: StoredItem[] = [];
+    try {
+      this.options.store.transaction(() => {
+        const records = this.options.store.insertBatch(items.map((item) => item.record));
+        stored = items.map((item, i) => ({ ...item, stored: records[i]! }));
+        for (const entry of batch) entry.submission.commitWith?.();
+        this.options.outputs?.writeInTransaction(stored);
+      });
+    } catch (error) {
+      this.options.outputs?.rollback();
+      throw error;
+    }
+    return stored;
+  }
+
+  private afterCommit(stored: StoredItem[]): void {
+    const steps: Array<() => void> = [
+      () => this.options.outputs?.committed(stored),
+      () => this.options.onCommitted?.(stored),
+      () => this.feed.publish(stored.map((item) => item.stored)),
+    ];
+    for (const step of steps) {
+      try {
+        step();
+      } catch (error) {
+        this.options.log.error('after-commit step failed', { error: (error as Error).message });
+      }
+    }
+  }
+
+  private failed(batch: Entry[], error: Error): void {
+    this.counters.failedBatches++;
+    this.queue.unshift(...batch);
+    if (isTransient(error)) {
+      this.retryDelayMs = Math.min(Math.max(this.retryDelayMs * 2, 100), 5_000);
+      this.options.log.warn('audit store write failed; retrying', {
+        error: error.message,
+        retryInMs: this.retryDelayMs,
+        queued: this.queuedItems,
+      });
+      this.options.onWriteProblem?.(error);
+      this.retryTimer = setTimeout(() => {
+        this.retryTimer = null;
+        this.schedule();
+      }, this.retryDelayMs);
+      return;
+    }
+    if (batch.length > 1) {
+      // Something in the batch is wrong; find it by committing the submissions one by one.
+      this.oneAtATime = true;
+      this.schedule();
+      return;
+    }
+    const entry = this.queue.shift()!;
+    this.queuedItems -= entry.size;
+    this.counters.rejectedRecords += entry.size;
+    this.options.log.error('records refused by the audit store', { count: entry.size, error: error.message });
+    entry.reject(error);
+    this.admitWaiting();
+    if (this.queue.length > 0) this.schedule();
+    else this.notifyIdle();
+  }
+}
