@@ -17,6 +17,17 @@ import { buildApiApp } from './api/api-app.js';
 import { buildAuditApp } from './audit/audit-app.js';
 import { buildConsoleApp } from './console/console-app.js';
 import { createLogger, type Logger } from './log/logger.js';
+import { loggingChangeRecorder } from './log/change-logger.js';
+import type { ChangeRecorder } from './change-log.js';
+import { openAuthServices, type AuthServices } from './auth/auth-services.js';
+import { systemClock, type Clock } from './auth/lifetimes.js';
+import { buildTokenRouter } from './auth/token-router.js';
+import { bearerAuth } from './auth/bearer-auth.js';
+import { buildAgentsRouter } from './api/agents-router.js';
+import { ensureLocalAgentId, LocalAgent } from './api/local-agent.js';
+import { ConsoleToken } from './console/console-token.js';
+import { ConsoleSessions } from './console/console-sessions.js';
+import { buildClientsRouter } from './console/clients-router.js';
 
 /** The console is for the person at this machine: loopback only, never a setting (DESIGN.md §1). */
 export const CONSOLE_HOST = '127.0.0.1';
@@ -27,6 +38,12 @@ export interface AgentOptions {
   ports?: { api?: number | undefined; audit?: number | undefined; console?: number | undefined };
   log?: Logger;
   version?: string;
+  /** The clock of every credential lifetime; tests move it to check 72 h / 7 d / never. */
+  now?: Clock;
+  /** Where configuration changes are reported (DESIGN.md §6); the activity pipeline plugs in here. */
+  changeRecorder?: ChangeRecorder;
+  /** auth.db durability; FULL unless a benchmark or test chooses otherwise. */
+  tokenSync?: 'FULL' | 'NORMAL';
 }
 
 export interface AgentUrls {
@@ -42,6 +59,10 @@ export interface RunningAgent {
   readonly identity: TlsIdentity;
   readonly allowList: AllowList;
   readonly ports: { api: number; audit: number; console: number };
+  /** Client applications and tokens (agent/auth/). */
+  readonly auth: AuthServices;
+  /** The local agent's stable id (settings `agent.id`). */
+  readonly agentId: string;
   urls(): AgentUrls;
   /** Closes listeners, then stores. Safe to call twice. */
   stop(): Promise<void>;
@@ -67,12 +88,53 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     const unsubscribe = settings.onChange((next) => allowList.replace(next.allowList));
     cleanups.push(async () => unsubscribe());
 
+    const now = options.now ?? systemClock;
+    const agentId = await ensureLocalAgentId(settings);
+    const auth = await openAuthServices({
+      paths,
+      settings,
+      recorder: options.changeRecorder ?? loggingChangeRecorder(log.child('changes')),
+      now,
+      log: log.child('auth'),
+      ...(options.tokenSync ? { synchronous: options.tokenSync } : {}),
+    });
+    cleanups.push(async () => auth.close());
+    const purge = (): void => {
+      try {
+        auth.tokens.purge();
+      } catch (error) {
+        log.warn('token housekeeping failed', { error: (error as Error).message });
+      }
+    };
+    purge();
+    const purgeTimer = setInterval(purge, 3600_000);
+    purgeTimer.unref();
+    cleanups.push(async () => clearInterval(purgeTimer));
+    const consoleToken = await ConsoleToken.issue(paths.consoleToken);
+    const sessions = new ConsoleSessions(now);
+    let bound: { api: number; console: number } = { api: 0, console: 0 };
+
     const s = settings.current;
-    const apiApp = buildApiApp({ log: log.child('api') });
+    const localAgent = new LocalAgent({
+      settings,
+      version: options.version ?? '0.0.0',
+      apiPort: () => bound.api,
+      consoleUrl: () => `http://${CONSOLE_HOST}:${bound.console}/`,
+    });
+    const apiApp = buildApiApp({
+      log: log.child('api'),
+      publicRouters: [buildTokenRouter({ clients: auth.clients, tokens: auth.tokens, log: log.child('token') })],
+      authenticate: bearerAuth({ tokens: auth.tokens, clients: auth.clients }),
+      routers: [buildAgentsRouter({ localAgent })],
+    });
     const auditApp = buildAuditApp({ log: log.child('audit'), vendor: () => settings.current.auditApi.vendor });
     let urls: AgentUrls | null = null;
     const consoleApp = buildConsoleApp({
       log: log.child('console'),
+      token: consoleToken,
+      sessions,
+      port: () => bound.console,
+      routers: [buildClientsRouter(auth.clients)],
       status: () => ({
         version: options.version ?? null,
         uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
@@ -126,6 +188,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     }
 
     const ports = { api: listeners.api.port, audit: listeners.audit.port, console: listeners.console.port };
+    bound = { api: ports.api, console: ports.console };
     const currentUrls = (): AgentUrls => ({
       apiUrl: `https://127.0.0.1:${ports.api}`,
       auditUrl: `https://127.0.0.1:${ports.audit}/${settings.current.auditApi.vendor}/api/v1`,
@@ -143,6 +206,8 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       identity,
       allowList,
       ports,
+      auth,
+      agentId,
       urls: currentUrls,
       stop: () => (stopping ??= runCleanups().then(() => log.info('agent stopped'))),
     };

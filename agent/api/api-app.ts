@@ -1,7 +1,9 @@
 /**
  * The agent API application (port 4494). The middleware order is fixed here and only here:
  * 1. error shaping (JSON body of api-error.ts), 2. response hardening headers,
- * 3. routes (each declares its permission where it is registered), 4. 405 with `Allow`.
+ * 3. public routes (the token endpoint), 4. bearer authentication of everything else,
+ * 5. resource routes (each declares its permission where it is registered), 6. 405 with `Allow`.
+ * Unknown paths answer 401 before 404, so an anonymous caller learns nothing about routes.
  */
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -10,7 +12,11 @@ import type { Logger } from '../log/logger.js';
 
 export interface ApiAppDeps {
   log: Logger;
-  /** Routers mounted in order; each owns its paths under `/api/v1`. */
+  /** Routers reachable without an access token (the token endpoint). */
+  publicRouters?: Router[];
+  /** Authenticates every request that no public router answered (bearer-auth.ts). */
+  authenticate?: Koa.Middleware;
+  /** Routers mounted in order behind `authenticate`; each owns its paths under `/api/v1`. */
   routers?: Router[];
 }
 
@@ -22,9 +28,12 @@ export function buildApiApp(deps: ApiAppDeps): Koa {
     ctx.set('X-Content-Type-Options', 'nosniff');
     await next();
   });
-  for (const router of deps.routers ?? []) {
+  const mount = (router: Router): void => {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: true }));
-  }
+  };
+  for (const router of deps.publicRouters ?? []) mount(router);
+  if (deps.authenticate) app.use(deps.authenticate);
+  for (const router of deps.routers ?? []) mount(router);
   return app;
 }

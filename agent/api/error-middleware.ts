@@ -18,6 +18,8 @@ interface HttpLikeError {
 /** Maps errors raised by Koa, the router and the body parser onto the API's codes. */
 function fromHttpError(error: HttpLikeError): ApiError | null {
   const status = error.status ?? error.statusCode;
+  // The router answers a method it does not know at all (TRACE, PROPFIND...) with 501.
+  if (status === 501) return new ApiError(501, 'not_implemented', 'method not implemented');
   if (typeof status !== 'number' || status < 400 || status >= 500) return null;
   const headers = error.headers ?? {};
   switch (status) {

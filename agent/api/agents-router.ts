@@ -1,0 +1,44 @@
+/**
+ * `GET /api/v1/agents` and `GET /api/v1/agents/{id}` (DESIGN.md §4). For now the only agent is
+ * the one hosting the API; issue 4 adds the others and the write routes. Visibility and views
+ * come from the permission engine: Read and Modify agent see it detailed, Access activity
+ * data limited, anything else gets 401 at the route.
+ */
+import Router from '@koa/router';
+import type Koa from 'koa';
+import { limitedAgentView, type AgentDetailedView } from '../../shared/agent-resource.js';
+import type { View } from '../../shared/permission-engine.js';
+import { apiAuth } from '../auth/bearer-auth.js';
+import { requirePermission, resolveById } from '../auth/require-permission.js';
+import type { LocalAgent } from './local-agent.js';
+
+export interface AgentsRouterDeps {
+  localAgent: LocalAgent;
+}
+
+function shape(agent: AgentDetailedView, view: View): object {
+  return view === 'detailed' ? agent : limitedAgentView(agent);
+}
+
+export function buildAgentsRouter(deps: AgentsRouterDeps): Router {
+  const router = new Router();
+  // Links are absolute and use the name the client used to reach this agent (always HTTPS).
+  const all = (ctx: Koa.Context): AgentDetailedView[] => [
+    deps.localAgent.describe(`https://${ctx.host || `127.0.0.1:${deps.localAgent.apiPort}`}`),
+  ];
+  const localityOf = (agent: AgentDetailedView): 'local' | 'other' =>
+    agent.id === deps.localAgent.id ? 'local' : 'other';
+
+  router.get('/api/v1/agents', requirePermission('agent', 'read'), (ctx) => {
+    const visible = apiAuth(ctx).access.filter('agent', all(ctx), localityOf);
+    ctx.body = visible.map(({ item, view }) => shape(item, view));
+  });
+
+  router.get('/api/v1/agents/:agentId', requirePermission('agent', 'read'), (ctx) => {
+    const agent = all(ctx).find((a) => a.id === ctx.params['agentId']);
+    const { resource, view } = resolveById(ctx, 'agent', 'read', agent, agent ? localityOf(agent) : 'other');
+    ctx.body = shape(resource, view);
+  });
+
+  return router;
+}
