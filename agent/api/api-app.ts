@@ -30,7 +30,7 @@ export function buildApiApp(deps: ApiAppDeps): Koa {
   });
   const mount = (router: Router): void => {
     app.use(router.routes());
-    app.use(router.allowedMethods({ throw: true }));
+    app.use(router.allowedMethods());
   };
   for (const router of deps.publicRouters ?? []) mount(router);
   if (deps.authenticate) app.use(deps.authenticate);

@@ -40,7 +40,16 @@ export function apiErrorMiddleware(log: Logger): Koa.Middleware {
   return async (ctx, next) => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw new ApiError(404, 'not_found', 'no such resource');
+      if (ctx.body === undefined || ctx.body === null) {
+        if (ctx.status === 404) throw new ApiError(404, 'not_found', 'no such resource');
+        // The router's allowedMethods (throw: false) sets 405 + Allow (RFC 9110 §15.5.6) or 501.
+        if (ctx.status === 405) {
+          throw new ApiError(405, 'method_not_allowed', 'method not allowed on this resource', {
+            headers: { Allow: String(ctx.response.get('Allow')) },
+          });
+        }
+        if (ctx.status === 501) throw new ApiError(501, 'not_implemented', 'method not implemented');
+      }
     } catch (caught) {
       let error = caught instanceof ApiError ? caught : fromHttpError(caught as HttpLikeError);
       if (!error) {

@@ -172,5 +172,12 @@ export function buildTokenRouter(deps: TokenRouterDeps): Router {
       refresh_token: issued.refreshToken,
     };
   });
+  // RFC 6749 §3.2: "The client MUST use the HTTP "POST" method". Answered here, not by the
+  // router's allowedMethods, which would run only after bearer authentication refused the call.
+  router.all(TOKEN_PATH, () => {
+    throw new ApiError(405, 'method_not_allowed', 'the token endpoint accepts POST only', {
+      headers: { Allow: 'POST' },
+    });
+  });
   return router;
 }

@@ -40,7 +40,7 @@ export function buildConsoleApp(deps: ConsoleAppDeps): Koa {
 
   const mount = (router: Router): void => {
     app.use(router.routes());
-    app.use(router.allowedMethods({ throw: true }));
+    app.use(router.allowedMethods());
   };
   // Only `/api/*` is guarded: the login page's one-time code is its own credential.
   app.use(apiGuard({ token: deps.token, sessions: deps.sessions }));

@@ -20,9 +20,6 @@ function toApiError(error: unknown): ApiError | null {
     return new ApiError(400, 'invalid_request', error.message, { field: error.field });
   }
   const status = (error as { status?: number })?.status;
-  if (status === 405) return new ApiError(405, 'method_not_allowed', 'method not allowed', {
-    headers: (error as { headers?: Record<string, string> }).headers ?? {},
-  });
   if (status === 413) return new ApiError(413, 'payload_too_large', 'request body is too large');
   if (status === 501) return new ApiError(501, 'not_implemented', 'method not implemented');
   return null;
@@ -32,8 +29,15 @@ export function consoleErrorMiddleware(log: Logger): Koa.Middleware {
   return async (ctx, next) => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined && ctx.path.startsWith('/api/')) {
-        throw new ApiError(404, 'not_found', 'no such console endpoint');
+      if (ctx.body === undefined || ctx.body === null) {
+        if (ctx.status === 404 && ctx.path.startsWith('/api/')) {
+          throw new ApiError(404, 'not_found', 'no such console endpoint');
+        }
+        if (ctx.status === 405) {
+          throw new ApiError(405, 'method_not_allowed', 'method not allowed', {
+            headers: { Allow: String(ctx.response.get('Allow')) },
+          });
+        }
       }
     } catch (caught) {
       let error = toApiError(caught);

@@ -9,5 +9,7 @@ export async function startTestAgent(options: Partial<AgentOptions> = {}): Promi
     ports: { api: 0, audit: 0, console: 0, ...options.ports },
     log: options.log ?? silentLogger,
     ...(options.version ? { version: options.version } : {}),
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.changeRecorder ? { changeRecorder: options.changeRecorder } : {}),
   });
 }
