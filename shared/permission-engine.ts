@@ -141,7 +141,11 @@ export class AccessPolicy {
    * Collections (spec §5 rule 2): keeps the resources the client may see, each with its view,
    * in the original order. Nothing says how many were dropped.
    */
-  filter<T>(kind: ResourceKind, items: readonly T[], localityOf: (item: T) => Locality): Array<{ item: T; view: View }> {
+  filter<T>(
+    kind: ResourceKind,
+    items: readonly T[],
+    localityOf: (item: T) => Locality,
+  ): Array<{ item: T; view: View }> {
     const out: Array<{ item: T; view: View }> = [];
     for (const item of items) {
       const view = this.view(kind, localityOf(item));

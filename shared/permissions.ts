@@ -25,7 +25,8 @@ export const PERMISSION_INFO: Readonly<Record<Permission, PermissionInfo>> = {
     name: 'accessActivityData',
     cliWord: 'access-activity-data',
     label: 'Access activity data',
-    explanation: 'Minimal rights to list and download the log files (limited view of this agent, its hosts and domain).',
+    explanation:
+      'Minimal rights to list and download the log files (limited view of this agent, its hosts and domain).',
   },
   read: {
     name: 'read',

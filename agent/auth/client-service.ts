@@ -9,7 +9,11 @@
  * turns into an activity record; secrets never appear in a change.
  */
 import crypto from 'node:crypto';
-import { clientNameProblem, type ClientApplicationView, type ClientCredentials } from '../../shared/client-application.js';
+import {
+  clientNameProblem,
+  type ClientApplicationView,
+  type ClientCredentials,
+} from '../../shared/client-application.js';
 import {
   describePermissionWords,
   isPermission,
@@ -137,7 +141,8 @@ export class ClientService {
 
   private requireClient(clients: StoredClientApplication[], clientId: string): StoredClientApplication {
     const client = clients.find((c) => c.id === clientId);
-    if (!client) throw new ClientApplicationError('not_found', `there is no client application "${clientId}"`, 'clientId');
+    if (!client)
+      throw new ClientApplicationError('not_found', `there is no client application "${clientId}"`, 'clientId');
     return client;
   }
 

@@ -7,8 +7,7 @@
  */
 
 export type FormResult =
-  | { ok: true; params: ReadonlyMap<string, string> }
-  | { ok: false; problem: string; field?: string };
+  { ok: true; params: ReadonlyMap<string, string> } | { ok: false; problem: string; field?: string };
 
 function decode(part: string): string | null {
   try {

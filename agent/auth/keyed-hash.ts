@@ -45,7 +45,9 @@ export async function loadOrCreatePepper(file: string, log?: Logger): Promise<Bu
     const text = (await fs.readFile(file, 'utf8')).trim();
     const pepper = Buffer.from(text, 'base64');
     if (pepper.length < PEPPER_BYTES) {
-      throw new Error(`the pepper file ${file} is damaged (fewer than ${PEPPER_BYTES} bytes); restore it from a backup`);
+      throw new Error(
+        `the pepper file ${file} is damaged (fewer than ${PEPPER_BYTES} bytes); restore it from a backup`,
+      );
     }
     return pepper;
   } catch (error) {

@@ -71,6 +71,7 @@ export function resolveById<T>(
 ): { resource: T; view: 'detailed' | 'limited' } {
   const decision = apiAuth(ctx).access.byId(kind, action, { exists: resource !== undefined, locality });
   if (decision.outcome === 'unauthorized') throw forbiddenById(kind, action);
-  if (decision.outcome === 'not_found' || resource === undefined) throw notFound(`there is no such ${SINGULAR_TEXT[kind]}`);
+  if (decision.outcome === 'not_found' || resource === undefined)
+    throw notFound(`there is no such ${SINGULAR_TEXT[kind]}`);
   return { resource, view: decision.view };
 }

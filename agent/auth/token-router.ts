@@ -73,7 +73,10 @@ function presentedClient(ctx: Koa.Context, params: ReadonlyMap<string, string>):
   if (!basic.ok) throw invalidClient(basic.problem);
   // RFC 6749 §2.3: "The client MUST NOT use more than one authentication method in each request."
   if (bodySecret !== undefined) {
-    throw invalidRequest('client credentials were sent both in the Authorization header and in the body', 'client_secret');
+    throw invalidRequest(
+      'client credentials were sent both in the Authorization header and in the body',
+      'client_secret',
+    );
   }
   if (bodyId !== undefined && bodyId !== basic.clientId) {
     throw invalidRequest('client_id in the body differs from the one in the Authorization header', 'client_id');
@@ -105,7 +108,10 @@ export function buildTokenRouter(deps: TokenRouterDeps): Router {
     ctx.set('Pragma', 'no-cache');
     for (const name of URI_FORBIDDEN) {
       if (ctx.URL.searchParams.has(name)) {
-        throw invalidRequest(`${name} must be sent in the request body, never in the URL (RFC 6749 section 2.3.1)`, name);
+        throw invalidRequest(
+          `${name} must be sent in the request body, never in the URL (RFC 6749 section 2.3.1)`,
+          name,
+        );
       }
     }
     if (!ctx.is('application/x-www-form-urlencoded')) {
@@ -120,12 +126,9 @@ export function buildTokenRouter(deps: TokenRouterDeps): Router {
     const grantType = params.get('grant_type');
     if (grantType === undefined) throw invalidRequest('the grant_type parameter is missing', 'grant_type');
     if (!SUPPORTED_GRANTS.has(grantType)) {
-      throw new ApiError(
-        400,
-        'unsupported_grant_type',
-        'grant_type must be client_credentials or refresh_token',
-        { field: 'grant_type' },
-      );
+      throw new ApiError(400, 'unsupported_grant_type', 'grant_type must be client_credentials or refresh_token', {
+        field: 'grant_type',
+      });
     }
     if (params.has('scope')) {
       throw new ApiError(400, 'invalid_scope', 'scope is not used: permissions are set on the client application', {
@@ -133,7 +136,8 @@ export function buildTokenRouter(deps: TokenRouterDeps): Router {
       });
     }
     const client = presentedClient(ctx, params);
-    if (client.clientId === undefined) throw invalidClient('no client authentication: send client_id and client_secret');
+    if (client.clientId === undefined)
+      throw invalidClient('no client authentication: send client_id and client_secret');
 
     let clientId: string;
     let issued;

@@ -47,7 +47,8 @@ export function buildAccessRouter(sessions: ConsoleSessions, origin: () => strin
     if (typeof code !== 'string' || !sessions.redeemLoginCode(code)) {
       ctx.status = 403;
       ctx.type = 'text/plain';
-      ctx.body = 'This login link is not valid: it was used already or it expired. Run "vigil console" for a new one.\n';
+      ctx.body =
+        'This login link is not valid: it was used already or it expired. Run "vigil console" for a new one.\n';
       return;
     }
     const { value, expiresAt } = sessions.newSession();

@@ -88,7 +88,11 @@ export interface EnrolledClient {
 
 let counter = 0;
 
-export async function enrolClient(agent: RunningAgent, permissions: Permission[], name?: string): Promise<EnrolledClient> {
+export async function enrolClient(
+  agent: RunningAgent,
+  permissions: Permission[],
+  name?: string,
+): Promise<EnrolledClient> {
   const created = await agent.auth.clients.add({ name: name ?? `test client ${++counter}`, permissions }, 'test');
   return { clientId: created.clientId, clientSecret: created.clientSecret };
 }

@@ -6,7 +6,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningAgent } from '../../agent/agent.js';
 import { MemoryChangeRecorder } from '../../agent/change-log.js';
-import { apiRequest, bearer, enrolClient, obtainTokens, tokenRequest, type ApiResponse } from '../helpers/api-client.js';
+import {
+  apiRequest,
+  bearer,
+  enrolClient,
+  obtainTokens,
+  tokenRequest,
+  type ApiResponse,
+} from '../helpers/api-client.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 
 let agent: RunningAgent;

@@ -18,17 +18,28 @@ function apiCall(
 ): Promise<{ status: number; json: Record<string, unknown> }> {
   const ca = fs.readFileSync(path.join(dataDir, 'tls', 'cert.pem'), 'utf8');
   return new Promise((resolve, reject) => {
-    const req = https.request(new URL(options.path, apiUrl), { method: options.method ?? 'GET', headers: options.headers, ca }, (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) as Record<string, unknown> }));
-    });
+    const req = https.request(
+      new URL(options.path, apiUrl),
+      { method: options.method ?? 'GET', headers: options.headers, ca },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) as Record<string, unknown> }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(options.body);
   });
 }
 
-function token(dataDir: string, apiUrl: string, id: string, secret: string): Promise<{ status: number; json: Record<string, unknown> }> {
+function token(
+  dataDir: string,
+  apiUrl: string,
+  id: string,
+  secret: string,
+): Promise<{ status: number; json: Record<string, unknown> }> {
   return apiCall(dataDir, apiUrl, {
     method: 'POST',
     path: '/api/v1/token',
@@ -44,7 +55,16 @@ describe('vigil client without a running agent', () => {
   const vigil = (...args: string[]): ReturnType<typeof runVigil> => runVigil([...args, '--data-dir', dataDir]);
 
   it('adds a client and prints exactly clientId, clientSecret, secretExpiresAt, permissions', async () => {
-    const result = await vigil('client', 'add', '--name', 'Offline app', '--permission', 'read', '--permission', 'modify-host');
+    const result = await vigil(
+      'client',
+      'add',
+      '--name',
+      'Offline app',
+      '--permission',
+      'read',
+      '--permission',
+      'modify-host',
+    );
     expect(result.code).toBe(0);
     const out = JSON.parse(result.stdout) as Record<string, unknown>;
     expect(result.stderr).not.toContain(out['clientSecret'] as string); // never logged
@@ -52,7 +72,9 @@ describe('vigil client without a running agent', () => {
     expect(out['permissions']).toEqual(['read', 'modifyHost']);
     expect(fs.existsSync(path.join(dataDir, 'agent.lock'))).toBe(false); // the lock was released
     const list = await vigil('client', 'list');
-    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ clientId: out['clientId'], name: 'Offline app' })]);
+    expect(JSON.parse(list.stdout)).toEqual([
+      expect.objectContaining({ clientId: out['clientId'], name: 'Offline app' }),
+    ]);
   });
 
   it.each([

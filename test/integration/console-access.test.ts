@@ -58,7 +58,10 @@ describe('console token', () => {
     const second = await startTestAgent({ dataDir });
     try {
       expect(consoleToken(second)).not.toBe(old);
-      const refused = await consoleRequest(second, { path: '/api/status', headers: { Authorization: `Bearer ${old}` } });
+      const refused = await consoleRequest(second, {
+        path: '/api/status',
+        headers: { Authorization: `Bearer ${old}` },
+      });
       expect(refused.status).toBe(401);
     } finally {
       await second.stop();

@@ -18,7 +18,12 @@ beforeAll(async () => {
 });
 afterAll(() => agent.stop());
 
-function call(method: string, path: string, body?: unknown, extra: Record<string, string> = {}): Promise<ConsoleResponse> {
+function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  extra: Record<string, string> = {},
+): Promise<ConsoleResponse> {
   return consoleRequest(agent, { method, path, headers: withToken(agent, extra), body });
 }
 
@@ -31,7 +36,10 @@ function expectError(response: ConsoleResponse, status: number, error: string, f
 
 describe('client applications through the console API', () => {
   it('adds a client, shows its secret once with no-store, and the secret obtains a token', async () => {
-    const created = await call('POST', '/api/clients', { name: 'SIEM collector', permissions: ['read', 'accessActivityData'] });
+    const created = await call('POST', '/api/clients', {
+      name: 'SIEM collector',
+      permissions: ['read', 'accessActivityData'],
+    });
     expect(created.status).toBe(201);
     expect(created.headers['cache-control']).toBe('no-store');
     expect(created.json).toMatchObject({
@@ -111,7 +119,12 @@ describe('client applications through the console API', () => {
     const id = created.json?.['clientId'] as string;
     const cli = { 'X-Vigil-Actor': 'cli' };
 
-    const changed = await call('PUT', `/api/clients/${id}/permissions`, { permissions: ['modifyHost', 'modifyAgent'] }, cli);
+    const changed = await call(
+      'PUT',
+      `/api/clients/${id}/permissions`,
+      { permissions: ['modifyHost', 'modifyAgent'] },
+      cli,
+    );
     expect(changed.status).toBe(200);
     expect(changed.json?.['permissions']).toEqual(['modifyHost', 'modifyAgent']);
     expect(changes.changes.at(-1)).toMatchObject({

@@ -5,7 +5,14 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningAgent } from '../../agent/agent.js';
-import { apiRequest, bearer, enrolClient, obtainTokens, tokenRequest, type ApiResponse } from '../helpers/api-client.js';
+import {
+  apiRequest,
+  bearer,
+  enrolClient,
+  obtainTokens,
+  tokenRequest,
+  type ApiResponse,
+} from '../helpers/api-client.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 
@@ -81,7 +88,9 @@ describe('access token: 7 days; refresh token: never', () => {
     clock.advance(1000);
     const expired = await agentsWith(agent, tokens.access_token);
     expect(expired.status).toBe(401);
-    expect(expired.headers['www-authenticate']).toMatch(/error="invalid_token", error_description="the access token expired/);
+    expect(expired.headers['www-authenticate']).toMatch(
+      /error="invalid_token", error_description="the access token expired/,
+    );
   });
 
   it('refreshes after a year, long after the secret expired, and the new access token works', async () => {

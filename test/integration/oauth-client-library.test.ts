@@ -34,19 +34,22 @@ function oauthClient(authorizationMethod: 'header' | 'body'): ClientCredentials 
 }
 
 describe('simple-oauth2 against the agent', () => {
-  it.each(['header', 'body'] as const)('obtains a token (client authentication by %s) that the API accepts', async (method) => {
-    const accessToken = await oauthClient(method).getToken({});
-    expect(accessToken.token['token_type']).toBe('bearer');
-    expect(accessToken.token['expires_in']).toBe(604800);
-    expect(accessToken.expired()).toBe(false);
-    const expiresAt = accessToken.token['expires_at'] as Date;
-    expect(expiresAt.getTime() - Date.now()).toBeGreaterThan(604800_000 - 60_000);
-    const response = await apiRequest(agent, {
-      path: '/api/v1/agents',
-      headers: bearer(accessToken.token['access_token'] as string),
-    });
-    expect(response.status).toBe(200);
-  });
+  it.each(['header', 'body'] as const)(
+    'obtains a token (client authentication by %s) that the API accepts',
+    async (method) => {
+      const accessToken = await oauthClient(method).getToken({});
+      expect(accessToken.token['token_type']).toBe('bearer');
+      expect(accessToken.token['expires_in']).toBe(604800);
+      expect(accessToken.expired()).toBe(false);
+      const expiresAt = accessToken.token['expires_at'] as Date;
+      expect(expiresAt.getTime() - Date.now()).toBeGreaterThan(604800_000 - 60_000);
+      const response = await apiRequest(agent, {
+        path: '/api/v1/agents',
+        headers: bearer(accessToken.token['access_token'] as string),
+      });
+      expect(response.status).toBe(200);
+    },
+  );
 
   it('refreshes with the library and gets a rotated refresh token', async () => {
     const first = await oauthClient('header').getToken({});

@@ -58,7 +58,12 @@ describe('RFC 6749 §4.4 client credentials grant', () => {
   it('issues access_token, token_type, expires_in and refresh_token with 200', async () => {
     const response = await tokenRequest(agent, credentials());
     expect(response.status).toBe(200);
-    expect(Object.keys(response.json ?? {}).sort()).toEqual(['access_token', 'expires_in', 'refresh_token', 'token_type']);
+    expect(Object.keys(response.json ?? {}).sort()).toEqual([
+      'access_token',
+      'expires_in',
+      'refresh_token',
+      'token_type',
+    ]);
     expect(response.json).toMatchObject({ token_type: 'bearer', expires_in: 604800 });
     expect(response.json?.['access_token']).toMatch(/^vgl_at_[0-9A-Za-z]{49}$/);
     expect(response.json?.['refresh_token']).toMatch(/^vgl_rt_[0-9A-Za-z]{49}$/);
@@ -225,7 +230,11 @@ describe('RFC 6749 §5.2 error responses', () => {
   it.each(['password', 'authorization_code', 'CLIENT_CREDENTIALS', 'urn:ietf:params:oauth:grant-type:jwt-bearer'])(
     'answers grant_type=%s with unsupported_grant_type',
     async (grantType) => {
-      expectError(await tokenRequest(agent, { ...credentials(), grant_type: grantType }), 400, 'unsupported_grant_type');
+      expectError(
+        await tokenRequest(agent, { ...credentials(), grant_type: grantType }),
+        400,
+        'unsupported_grant_type',
+      );
     },
   );
 

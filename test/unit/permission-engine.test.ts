@@ -34,9 +34,9 @@ describe.each(allPermissionSets().map((set) => [label(set), set] as const))('per
         const view = expectedView(permissions, kind, r.locality);
         return view ? [{ id: r.id, view }] : [];
       });
-      expect(access.filter(kind, COLLECTION, (r) => r.locality).map(({ item, view }) => ({ id: item.id, view }))).toEqual(
-        expected,
-      );
+      expect(
+        access.filter(kind, COLLECTION, (r) => r.locality).map(({ item, view }) => ({ id: item.id, view })),
+      ).toEqual(expected);
       // The route-level gate: no read at all on this kind → 401 before the handler.
       const anyView = LOCALITIES.some((l) => expectedView(permissions, kind, l) !== null);
       expect(access.allowsAny(kind, 'read')).toBe(anyView);

@@ -37,7 +37,11 @@ afterEach(async () => {
   }
 });
 
-async function world(dir = makeTempDir(), pepper = crypto.randomBytes(32), t = Date.parse('2026-02-01T00:00:00Z')): Promise<World> {
+async function world(
+  dir = makeTempDir(),
+  pepper = crypto.randomBytes(32),
+  t = Date.parse('2026-02-01T00:00:00Z'),
+): Promise<World> {
   const clock = { t };
   const now = (): number => clock.t;
   const hasher = new CredentialHasher(pepper);
@@ -179,9 +183,18 @@ describe('client secrets', () => {
     w.clock.t += 72 * HOUR - 1;
     expect(w.clients.authenticate(client.clientId, client.clientSecret).ok).toBe(true);
     w.clock.t += 1;
-    expect(w.clients.authenticate(client.clientId, client.clientSecret)).toMatchObject({ ok: false, reason: 'secret_expired' });
-    expect(w.clients.authenticate(client.clientId, 'vgl_cs_wrong')).toMatchObject({ ok: false, reason: 'wrong_secret' });
-    expect(w.clients.authenticate('0'.repeat(32), client.clientSecret)).toMatchObject({ ok: false, reason: 'unknown_client' });
+    expect(w.clients.authenticate(client.clientId, client.clientSecret)).toMatchObject({
+      ok: false,
+      reason: 'secret_expired',
+    });
+    expect(w.clients.authenticate(client.clientId, 'vgl_cs_wrong')).toMatchObject({
+      ok: false,
+      reason: 'wrong_secret',
+    });
+    expect(w.clients.authenticate('0'.repeat(32), client.clientSecret)).toMatchObject({
+      ok: false,
+      reason: 'unknown_client',
+    });
   });
 
   it('report every change, without the secret, to the recorder', async () => {
@@ -203,7 +216,9 @@ describe('client secrets', () => {
     const w = await world();
     await w.clients.add({ name: 'one', permissions: ['read'] }, 'cli');
     const before = fs.readFileSync(path.join(w.dir, 'settings.json'), 'utf8');
-    await expect(w.clients.add({ name: 'ONE', permissions: ['read'] }, 'cli')).rejects.toMatchObject({ kind: 'name_taken' });
+    await expect(w.clients.add({ name: 'ONE', permissions: ['read'] }, 'cli')).rejects.toMatchObject({
+      kind: 'name_taken',
+    });
     await expect(w.clients.add({ name: 'two', permissions: ['nope'] }, 'cli')).rejects.toMatchObject({
       kind: 'invalid',
       field: 'permissions[0]',
