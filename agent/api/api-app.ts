@@ -12,7 +12,11 @@ import type { Logger } from '../log/logger.js';
 
 export interface ApiAppDeps {
   log: Logger;
-  /** Routers reachable without an access token (the token endpoint). */
+  /**
+   * Routers reachable without an access token (the token endpoint). Their paths must be
+   * literal (no parameters): they run only for requests to exactly those paths, so every other
+   * request skips their matching (measurable at thousands of requests a second).
+   */
   publicRouters?: Router[];
   /** Authenticates every request that no public router answered (bearer-auth.ts). */
   authenticate?: Koa.Middleware;
@@ -32,7 +36,12 @@ export function buildApiApp(deps: ApiAppDeps): Koa {
     app.use(router.routes());
     app.use(router.allowedMethods());
   };
-  for (const router of deps.publicRouters ?? []) mount(router);
+  for (const router of deps.publicRouters ?? []) {
+    const paths = new Set(router.stack.map((layer) => String(layer.path)));
+    const routes = router.routes() as unknown as Koa.Middleware;
+    const allowed = router.allowedMethods() as unknown as Koa.Middleware;
+    app.use((ctx, next) => (paths.has(ctx.path) ? routes(ctx, () => allowed(ctx, next)) : next()));
+  }
   if (deps.authenticate) app.use(deps.authenticate);
   for (const router of deps.routers ?? []) mount(router);
   return app;

@@ -45,6 +45,10 @@ function userName(): string {
 export class LocalAgent {
   private configVersionOf: { source: Settings | null; value: string } = { source: null, value: '' };
   private readonly userName = userName();
+  /** Facts of the machine, read once: os calls are system calls, and they do not change while running. */
+  private readonly host = os.hostname();
+  private readonly osVersion = `${os.type()} ${os.release()}`;
+  private readonly platform = platformId();
 
   constructor(private readonly facts: LocalAgentFacts) {}
 
@@ -68,19 +72,42 @@ export class LocalAgent {
     return this.configVersionOf.value;
   }
 
-  /** The detailed view; `origin` (`https://host:port`) makes the links absolute. */
+  private described: { origin: string; settings: Settings | null; port: number; view: AgentDetailedView | null } = {
+    origin: '',
+    settings: null,
+    port: 0,
+    view: null,
+  };
+
+  /**
+   * The detailed view; `origin` (`https://host:port`) makes the links absolute. Built again only
+   * when the origin, the settings or the port changed (this answers every GET of an agent).
+   */
   describe(origin: string): AgentDetailedView {
+    const settings = this.facts.settings.current;
+    const port = this.facts.apiPort();
+    const last = this.described;
+    if (last.view && last.origin === origin && last.settings === settings && last.port === port) return last.view;
+    // Shared by every request until something changes: frozen so no handler can alter it.
+    const view = Object.freeze(this.build(origin));
+    Object.freeze(view.warnings);
+    Object.freeze(view.apiServerIpWhitelist);
+    this.described = { origin, settings, port, view };
+    return view;
+  }
+
+  private build(origin: string): AgentDetailedView {
     const id = this.id;
     const self = `${origin}/api/v1/agents/${encodeURIComponent(id)}`;
-    const host = os.hostname();
+    const host = this.host;
     return {
       id,
       url: self,
-      platformId: platformId(),
+      platformId: this.platform,
       host,
       netbiosName: host.split('.')[0]!.toUpperCase().slice(0, 15),
       domain: '',
-      osVersion: `${os.type()} ${os.release()}`,
+      osVersion: this.osVersion,
       isDC: false,
       errorMessage: '',
       installState: 'Installed',

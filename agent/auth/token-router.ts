@@ -144,7 +144,7 @@ export function buildTokenRouter(deps: TokenRouterDeps): Router {
     if (grantType === 'client_credentials') {
       if (client.secret === undefined) throw invalidClient('client_secret is missing');
       clientId = authenticate(client.clientId, client.secret);
-      issued = tokens.issue(clientId);
+      issued = await tokens.issue(clientId);
     } else {
       const refreshToken = params.get('refresh_token');
       if (refreshToken === undefined) throw invalidRequest('the refresh_token parameter is missing', 'refresh_token');
@@ -155,7 +155,7 @@ export function buildTokenRouter(deps: TokenRouterDeps): Router {
         log.info('token request refused', { clientId: client.clientId, reason: 'unknown_client' });
         throw invalidClient(AUTH_FAILED);
       }
-      const result = tokens.refresh(clientId, refreshToken);
+      const result = await tokens.refresh(clientId, refreshToken);
       if (!result.ok) {
         log.warn('refresh refused', { clientId, reason: result.reason });
         if (result.reason === 'reused') {

@@ -71,15 +71,19 @@ export class TokenService {
     };
   }
 
-  /** Client credentials grant (RFC 6749 §4.4): the caller has authenticated the client. */
-  issue(clientId: string): IssuedTokens {
+  /**
+   * Client credentials grant (RFC 6749 §4.4): the caller has authenticated the client. Resolves
+   * once the tokens are committed, so a token handed out survives a crash.
+   */
+  async issue(clientId: string): Promise<IssuedTokens> {
     const { tokens, rows } = this.newPair(clientId, crypto.randomUUID(), this.deps.now());
-    this.deps.store.insert(rows);
+    const { store } = this.deps;
+    await store.write(() => store.insert(rows));
     return tokens;
   }
 
   /** Refresh grant (RFC 6749 §6) with rotation and reuse detection (RFC 9700 §4.14.2). */
-  refresh(clientId: string, refreshToken: string): RefreshResult {
+  async refresh(clientId: string, refreshToken: string): Promise<RefreshResult> {
     if (!looksLikeCredential(refreshToken, 'refresh')) return { ok: false, reason: 'malformed' };
     const { store, hasher } = this.deps;
     const hash = hasher.hash(refreshToken);
@@ -88,12 +92,14 @@ export class TokenService {
     if (row.client_id !== clientId) return { ok: false, reason: 'other_client' };
     if (row.revoked_at !== null) return { ok: false, reason: 'revoked' };
     const at = this.deps.now();
-    if (row.used_at === null) {
-      const { tokens, rows } = this.newPair(clientId, row.family_id, at);
-      if (store.rotate(hash, at, rows)) return { ok: true, tokens };
-    }
-    store.revokeFamily(row.family_id, at);
-    return { ok: false, reason: 'reused' };
+    const { tokens, rows } = this.newPair(clientId, row.family_id, at);
+    // Decided inside the write: a parallel refresh with the same token may have rotated it since.
+    const rotated = await store.write(() => {
+      if (row.used_at === null && store.rotate(hash, at, rows)) return true;
+      store.revokeFamily(row.family_id, at);
+      return false;
+    });
+    return rotated ? { ok: true, tokens } : { ok: false, reason: 'reused' };
   }
 
   /** Checks a bearer token on every request: no cache, so a revocation applies at once. */

@@ -58,7 +58,7 @@ async function world(
 describe('access tokens', () => {
   it('are valid until 7 days − 1 ms and expired at 7 days', async () => {
     const w = await world();
-    const issued = w.tokens.issue('c1');
+    const issued = await w.tokens.issue('c1');
     expect(issued.expiresIn).toBe(604800);
     w.clock.t += 7 * DAY - 1;
     expect(w.tokens.checkAccessToken(issued.accessToken)).toMatchObject({ ok: true, identity: { clientId: 'c1' } });
@@ -68,7 +68,7 @@ describe('access tokens', () => {
 
   it('are refused by shape before any lookup when they are not access tokens', async () => {
     const w = await world();
-    const issued = w.tokens.issue('c1');
+    const issued = await w.tokens.issue('c1');
     expect(w.tokens.checkAccessToken(issued.refreshToken)).toEqual({ ok: false, reason: 'malformed' });
     expect(w.tokens.checkAccessToken('garbage')).toEqual({ ok: false, reason: 'malformed' });
   });
@@ -77,47 +77,66 @@ describe('access tokens', () => {
 describe('refresh tokens', () => {
   it('still refresh after a year and rotate on every use', async () => {
     const w = await world();
-    const first = w.tokens.issue('c1');
+    const first = await w.tokens.issue('c1');
     w.clock.t += 365 * DAY;
-    const second = w.tokens.refresh('c1', first.refreshToken);
+    const second = await w.tokens.refresh('c1', first.refreshToken);
     expect(second.ok).toBe(true);
     if (!second.ok) return;
     expect(second.tokens.refreshToken).not.toBe(first.refreshToken);
     expect(w.tokens.checkAccessToken(second.tokens.accessToken).ok).toBe(true);
-    const third = w.tokens.refresh('c1', second.tokens.refreshToken);
+    const third = await w.tokens.refresh('c1', second.tokens.refreshToken);
     expect(third.ok).toBe(true);
   });
 
   it('on reuse revoke their whole family, and only it', async () => {
     const w = await world();
-    const family = w.tokens.issue('c1');
-    const bystander = w.tokens.issue('c1');
-    const rotated = w.tokens.refresh('c1', family.refreshToken);
+    const family = await w.tokens.issue('c1');
+    const bystander = await w.tokens.issue('c1');
+    const rotated = await w.tokens.refresh('c1', family.refreshToken);
     if (!rotated.ok) throw new Error('rotation failed');
-    expect(w.tokens.refresh('c1', family.refreshToken)).toEqual({ ok: false, reason: 'reused' });
+    expect(await w.tokens.refresh('c1', family.refreshToken)).toEqual({ ok: false, reason: 'reused' });
     expect(w.tokens.checkAccessToken(rotated.tokens.accessToken)).toEqual({ ok: false, reason: 'revoked' });
     expect(w.tokens.checkAccessToken(family.accessToken)).toEqual({ ok: false, reason: 'revoked' });
-    expect(w.tokens.refresh('c1', rotated.tokens.refreshToken)).toEqual({ ok: false, reason: 'revoked' });
+    expect(await w.tokens.refresh('c1', rotated.tokens.refreshToken)).toEqual({ ok: false, reason: 'revoked' });
     expect(w.tokens.checkAccessToken(bystander.accessToken).ok).toBe(true);
-    expect(w.tokens.refresh('c1', bystander.refreshToken).ok).toBe(true);
+    expect((await w.tokens.refresh('c1', bystander.refreshToken)).ok).toBe(true);
+  });
+
+  it('two parallel refreshes with one token: one rotates, the other is reuse and revokes the family', async () => {
+    const w = await world();
+    const issued = await w.tokens.issue('c1');
+    const [a, b] = await Promise.all([
+      w.tokens.refresh('c1', issued.refreshToken),
+      w.tokens.refresh('c1', issued.refreshToken),
+    ]);
+    expect([a.ok, b.ok]).toEqual([true, false]);
+    expect(b).toEqual({ ok: false, reason: 'reused' });
+    if (a.ok) expect(w.tokens.checkAccessToken(a.tokens.accessToken)).toEqual({ ok: false, reason: 'revoked' });
   });
 
   it('are bound to their client', async () => {
     const w = await world();
-    const issued = w.tokens.issue('c1');
-    expect(w.tokens.refresh('c2', issued.refreshToken)).toEqual({ ok: false, reason: 'other_client' });
-    expect(w.tokens.refresh('c1', issued.refreshToken).ok).toBe(true);
+    const issued = await w.tokens.issue('c1');
+    expect(await w.tokens.refresh('c2', issued.refreshToken)).toEqual({ ok: false, reason: 'other_client' });
+    expect((await w.tokens.refresh('c1', issued.refreshToken)).ok).toBe(true);
   });
 });
 
 describe('revocation, restart, housekeeping, storage', () => {
+  it('group commit: 500 concurrent grants all land, each with distinct tokens', async () => {
+    const w = await world();
+    const all = await Promise.all(Array.from({ length: 500 }, (_, i) => w.tokens.issue(`c${i % 7}`)));
+    expect(new Set(all.map((t) => t.accessToken)).size).toBe(500);
+    for (const t of all) expect(w.tokens.checkAccessToken(t.accessToken).ok).toBe(true);
+  });
+
   it('revoking a client revokes all its tokens and no one else’s', async () => {
     const w = await world();
-    const a = w.tokens.issue('a');
-    const b = w.tokens.issue('b');
+    const a = await w.tokens.issue('a');
+    const b = await w.tokens.issue('b');
     expect(w.tokens.revokeClient('a')).toBe(2);
     expect(w.tokens.checkAccessToken(a.accessToken)).toEqual({ ok: false, reason: 'revoked' });
-    expect(w.tokens.refresh('a', a.refreshToken)).toEqual({ ok: false, reason: 'revoked' });
+    expect(await w.tokens.refresh('a', a.refreshToken)).toEqual({ ok: false, reason: 'revoked' });
     expect(w.tokens.checkAccessToken(b.accessToken).ok).toBe(true);
   });
 
@@ -125,17 +144,17 @@ describe('revocation, restart, housekeeping, storage', () => {
     const dir = makeTempDir();
     const pepper = crypto.randomBytes(32);
     const before = await world(dir, pepper);
-    const issued = before.tokens.issue('c1');
-    const rotated = before.tokens.issue('c1');
-    before.tokens.refresh('c1', rotated.refreshToken);
+    const issued = await before.tokens.issue('c1');
+    const rotated = await before.tokens.issue('c1');
+    await before.tokens.refresh('c1', rotated.refreshToken);
     before.store.close();
     await before.settings.close();
     open.splice(open.indexOf(before), 1);
 
     const after = await world(dir, pepper);
     expect(after.tokens.checkAccessToken(issued.accessToken).ok).toBe(true);
-    expect(after.tokens.refresh('c1', issued.refreshToken).ok).toBe(true);
-    expect(after.tokens.refresh('c1', rotated.refreshToken)).toEqual({ ok: false, reason: 'reused' });
+    expect((await after.tokens.refresh('c1', issued.refreshToken)).ok).toBe(true);
+    expect(await after.tokens.refresh('c1', rotated.refreshToken)).toEqual({ ok: false, reason: 'reused' });
     // with another pepper nothing matches: the hashes are keyed
     const foreign = new TokenService({
       store: after.store,
@@ -147,19 +166,19 @@ describe('revocation, restart, housekeeping, storage', () => {
 
   it('housekeeping forgets long-expired access tokens but keeps used refresh tokens for reuse detection', async () => {
     const w = await world();
-    const issued = w.tokens.issue('c1');
-    const rotated = w.tokens.refresh('c1', issued.refreshToken);
+    const issued = await w.tokens.issue('c1');
+    const rotated = await w.tokens.refresh('c1', issued.refreshToken);
     expect(rotated.ok).toBe(true);
     w.clock.t += 40 * DAY;
     expect(w.tokens.purge(30 * DAY)).toBeGreaterThanOrEqual(1);
     expect(w.tokens.checkAccessToken(issued.accessToken)).toEqual({ ok: false, reason: 'unknown' });
-    expect(w.tokens.refresh('c1', issued.refreshToken)).toEqual({ ok: false, reason: 'reused' });
+    expect(await w.tokens.refresh('c1', issued.refreshToken)).toEqual({ ok: false, reason: 'reused' });
   });
 
   it('writes no token or secret to disk, only keyed hashes', async () => {
     const w = await world();
     const client = await w.clients.add({ name: 'disk check', permissions: ['read'] }, 'cli');
-    const issued = w.tokens.issue(client.clientId);
+    const issued = await w.tokens.issue(client.clientId);
     w.store.close();
     await w.settings.close();
     open.splice(open.indexOf(w), 1);
