@@ -16,8 +16,24 @@ export interface AgentsRouterDeps {
   localAgent: LocalAgent;
 }
 
-function shape(agent: AgentDetailedView, view: View): object {
-  return view === 'detailed' ? agent : limitedAgentView(agent);
+/**
+ * The JSON of each view, kept as long as the (frozen, cached) agent object lives: the same
+ * bytes answer every request until the agent's description changes.
+ */
+const serialized = new WeakMap<AgentDetailedView, Record<View, string>>();
+
+function json(agent: AgentDetailedView, view: View): string {
+  let both = serialized.get(agent);
+  if (!both) {
+    both = { detailed: JSON.stringify(agent), limited: JSON.stringify(limitedAgentView(agent)) };
+    serialized.set(agent, both);
+  }
+  return both[view];
+}
+
+function sendJson(ctx: Koa.Context, text: string): void {
+  ctx.type = 'application/json; charset=utf-8';
+  ctx.body = text;
 }
 
 export function buildAgentsRouter(deps: AgentsRouterDeps): Router {
@@ -31,13 +47,13 @@ export function buildAgentsRouter(deps: AgentsRouterDeps): Router {
 
   router.get('/api/v1/agents', requirePermission('agent', 'read'), (ctx) => {
     const visible = apiAuth(ctx).access.filter('agent', all(ctx), localityOf);
-    ctx.body = visible.map(({ item, view }) => shape(item, view));
+    sendJson(ctx, `[${visible.map(({ item, view }) => json(item, view)).join(',')}]`);
   });
 
   router.get('/api/v1/agents/:agentId', requirePermission('agent', 'read'), (ctx) => {
     const agent = all(ctx).find((a) => a.id === ctx.params['agentId']);
     const { resource, view } = resolveById(ctx, 'agent', 'read', agent, agent ? localityOf(agent) : 'other');
-    ctx.body = shape(resource, view);
+    sendJson(ctx, json(resource, view));
   });
 
   return router;

@@ -1,6 +1,6 @@
 /**
  * The agent API application (port 4494). The middleware order is fixed here and only here:
- * 1. error shaping (JSON body of api-error.ts), 2. response hardening headers,
+ * 1. error shaping (JSON body of api-error.ts) and response hardening headers,
  * 3. public routes (the token endpoint), 4. bearer authentication of everything else,
  * 5. resource routes (each declares its permission where it is registered), 6. 405 with `Allow`.
  * Unknown paths answer 401 before 404, so an anonymous caller learns nothing about routes.
@@ -28,10 +28,6 @@ export function buildApiApp(deps: ApiAppDeps): Koa {
   const app = new Koa({ proxy: false });
   app.silent = true; // errors are logged once, by the error middleware
   app.use(apiErrorMiddleware(deps.log));
-  app.use(async (ctx, next) => {
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    await next();
-  });
   const mount = (router: Router): void => {
     app.use(router.routes());
     app.use(router.allowedMethods());

@@ -38,6 +38,7 @@ function fromHttpError(error: HttpLikeError): ApiError | null {
 
 export function apiErrorMiddleware(log: Logger): Koa.Middleware {
   return async (ctx, next) => {
+    ctx.set('X-Content-Type-Options', 'nosniff'); // here rather than in a middleware of its own: one less per request
     try {
       await next();
       if (ctx.body === undefined || ctx.body === null) {
