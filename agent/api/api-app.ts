@@ -1,8 +1,8 @@
 /**
  * The agent API application (port 4494). The middleware order is fixed here and only here:
  * 1. error shaping (JSON body of api-error.ts) and response hardening headers,
- * 3. public routes (the token endpoint), 4. bearer authentication of everything else,
- * 5. resource routes (each declares its permission where it is registered), 6. 405 with `Allow`.
+ * 2. public routes (the token endpoint) or else bearer authentication of everything,
+ * 3. resource routes (each declares its permission where it is registered), 4. 405 with `Allow`.
  * Unknown paths answer 401 before 404, so an anonymous caller learns nothing about routes.
  */
 import Koa from 'koa';
@@ -32,13 +32,21 @@ export function buildApiApp(deps: ApiAppDeps): Koa {
     app.use(router.routes());
     app.use(router.allowedMethods());
   };
+  // Public routes run only for their own (literal) paths; everything else is authenticated.
+  // One middleware for both: each layer of the chain costs on every request.
+  const publicRoutes = new Map<string, Koa.Middleware>();
   for (const router of deps.publicRouters ?? []) {
-    const paths = new Set(router.stack.map((layer) => String(layer.path)));
     const routes = router.routes() as unknown as Koa.Middleware;
     const allowed = router.allowedMethods() as unknown as Koa.Middleware;
-    app.use((ctx, next) => (paths.has(ctx.path) ? routes(ctx, () => allowed(ctx, next)) : next()));
+    const run: Koa.Middleware = (ctx, next) => routes(ctx, () => allowed(ctx, next));
+    for (const layer of router.stack) publicRoutes.set(String(layer.path), run);
   }
-  if (deps.authenticate) app.use(deps.authenticate);
+  const authenticate = deps.authenticate;
+  app.use((ctx, next) => {
+    const run = publicRoutes.get(ctx.path);
+    if (run) return run(ctx, next);
+    return authenticate ? authenticate(ctx, next) : next();
+  });
   for (const router of deps.routers ?? []) mount(router);
   return app;
 }

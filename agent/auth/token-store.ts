@@ -191,15 +191,17 @@ export class TokenStore {
   }
 
   find(hash: Buffer): TokenRow | undefined {
-    const key = hash.toString('base64');
-    const cached = this.accessCache.get(key);
-    if (cached) return cached;
-    const row = this.statements.find.get(hash);
-    if (row?.kind === 'access') {
-      if (this.accessCache.size >= CACHE_LIMIT) this.accessCache.clear();
-      this.accessCache.set(key, row);
-    }
-    return row;
+    return this.statements.find.get(hash);
+  }
+
+  /** A cached access-token row by its cache key (see TokenService.checkAccessToken). */
+  cachedAccess(key: string): TokenRow | undefined {
+    return this.accessCache.get(key);
+  }
+
+  cacheAccess(key: string, row: TokenRow): void {
+    if (this.accessCache.size >= CACHE_LIMIT) this.accessCache.clear();
+    this.accessCache.set(key, row);
   }
 
   /**
