@@ -17,7 +17,7 @@ import autocannon, { type Result } from 'autocannon';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DURATION_S = Number(process.env['BENCH_DURATION'] ?? 5);
-const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 20);
+const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 50);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 6);
 const TOKEN_RUNS = Number(process.env['BENCH_TOKEN_RUNS'] ?? 3);
 

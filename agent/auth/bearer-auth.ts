@@ -54,7 +54,8 @@ const FAILURE_TEXT: Record<AccessTokenFailure | 'client_revoked', string> = {
 const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 export function bearerAuth(deps: BearerAuthDeps): Koa.Middleware {
-  return async (ctx, next) => {
+  // Not async: it throws or hands over to `next`, and one promise less per request is measurable.
+  return (ctx, next) => {
     const header = ctx.get('authorization');
     // RFC 6750 §2.3 (URI query) is not supported: "SHOULD NOT be used". Two methods at once → 400 (§3.1).
     // (`ctx.querystring` first: parsing a URL object on every request is measurable.)
@@ -79,7 +80,7 @@ export function bearerAuth(deps: BearerAuthDeps): Koa.Middleware {
       actor: `client:${client.name}`,
     };
     ctx.state['auth'] = auth;
-    await next();
+    return next();
   };
 }
 

@@ -52,9 +52,9 @@ export function forbiddenById(kind: ResourceKind, action: Action = 'read'): ApiE
 }
 
 export function requirePermission(kind: ResourceKind, action: Action): Koa.Middleware {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     if (!apiAuth(ctx).access.allowsAny(kind, action)) throw insufficientPermission(kind, action);
-    await next();
+    return next();
   };
 }
 
