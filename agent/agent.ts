@@ -111,6 +111,8 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     purgeTimer.unref();
     cleanups.push(async () => clearInterval(purgeTimer));
     const consoleToken = await ConsoleToken.issue(paths.consoleToken);
+    // A stopped agent leaves no usable token behind (a crash leaves one that the next start replaces).
+    cleanups.push(() => fs.rm(paths.consoleToken, { force: true }));
     const sessions = new ConsoleSessions(now);
     let bound: { api: number; console: number } = { api: 0, console: 0 };
 

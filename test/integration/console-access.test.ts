@@ -50,11 +50,12 @@ describe('console token', () => {
     expect(ok.json).toMatchObject({ certificateSha256: agent.identity.fingerprint256 });
   });
 
-  it('changes at every start: the previous run’s token is refused', async () => {
+  it('changes at every start: the previous run’s token is refused, and a stop removes the file', async () => {
     const dataDir = makeTempDir();
     const first = await startTestAgent({ dataDir });
     const old = consoleToken(first);
     await first.stop();
+    expect(fs.existsSync(first.paths.consoleToken)).toBe(false); // a clean stop removes it
     const second = await startTestAgent({ dataDir });
     try {
       expect(consoleToken(second)).not.toBe(old);
