@@ -15,7 +15,7 @@ import { AccessPolicy } from '../../shared/permission-engine.js';
 import type { Permission } from '../../shared/permissions.js';
 import { ApiError } from '../api/api-error.js';
 import type { ClientService } from './client-service.js';
-import { AUTH_REALM, rfcText } from './token-router.js';
+import { AUTH_REALM, rfcText } from './challenge.js';
 import type { AccessTokenFailure, TokenService } from './token-service.js';
 
 /** Who is calling, put on `ctx.state.auth` for handlers and `requirePermission`. */

@@ -13,12 +13,12 @@ import { ApiError } from '../api/api-error.js';
 import { readBodyText } from '../http/read-body.js';
 import type { Logger } from '../log/logger.js';
 import { parseBasicCredentials } from './basic-credentials.js';
+import { AUTH_REALM, rfcText } from './challenge.js';
 import type { ClientService } from './client-service.js';
 import { parseFormParameters } from './form-parameters.js';
 import type { TokenService } from './token-service.js';
 
 export const TOKEN_PATH = '/api/v1/token';
-export const AUTH_REALM = 'vigil';
 const FORM_LIMIT_BYTES = 16 * 1024;
 const SUPPORTED_GRANTS = new Set(['client_credentials', 'refresh_token']);
 /** RFC 6749 §2.3.1: credentials "MUST NOT be included in the request URI". */
@@ -28,14 +28,6 @@ export interface TokenRouterDeps {
   clients: ClientService;
   tokens: TokenService;
   log: Logger;
-}
-
-/**
- * RFC 6749 §5.2: error_description "MUST NOT include characters outside the set %x20-21 /
- * %x23-5B / %x5D-7E"; input echoed in a description (a parameter name) is made to fit.
- */
-export function rfcText(text: string): string {
-  return text.replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, '?');
 }
 
 function invalidRequest(description: string, field?: string): ApiError {
