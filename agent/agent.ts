@@ -21,9 +21,10 @@ import { loggingChangeRecorder } from './log/change-logger.js';
 import type { ChangeRecorder } from './change-log.js';
 import { openAuthServices, type AuthServices } from './auth/auth-services.js';
 import { systemClock, type Clock } from './auth/lifetimes.js';
-import { buildTokenRouter } from './auth/token-router.js';
+import { registerTokenRoute } from './auth/token-router.js';
 import { bearerAuth } from './auth/bearer-auth.js';
-import { buildAgentsRouter } from './api/agents-router.js';
+import { registerAgentRoutes } from './api/agents-router.js';
+import { ApiRouter } from './api/api-router.js';
 import { ensureLocalAgentId, LocalAgent } from './api/local-agent.js';
 import { ConsoleToken } from './console/console-token.js';
 import { ConsoleSessions } from './console/console-sessions.js';
@@ -123,11 +124,15 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       apiPort: () => bound.api,
       consoleUrl: () => `http://${CONSOLE_HOST}:${bound.console}/`,
     });
+    const publicRoutes = new ApiRouter();
+    registerTokenRoute(publicRoutes, { clients: auth.clients, tokens: auth.tokens, log: log.child('token') });
+    const routes = new ApiRouter();
+    registerAgentRoutes(routes, { localAgent });
     const apiApp = buildApiApp({
       log: log.child('api'),
-      publicRouters: [buildTokenRouter({ clients: auth.clients, tokens: auth.tokens, log: log.child('token') })],
+      publicRoutes,
       authenticate: bearerAuth({ tokens: auth.tokens, clients: auth.clients }),
-      routers: [buildAgentsRouter({ localAgent })],
+      routes,
     });
     const auditApp = buildAuditApp({ log: log.child('audit'), vendor: () => settings.current.auditApi.vendor });
     let urls: AgentUrls | null = null;

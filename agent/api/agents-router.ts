@@ -4,12 +4,12 @@
  * come from the permission engine: Read and Modify agent see it detailed, Access activity
  * data limited, anything else gets 401 at the route.
  */
-import Router from '@koa/router';
 import type Koa from 'koa';
 import { limitedAgentView, type AgentDetailedView } from '../../shared/agent-resource.js';
 import type { View } from '../../shared/permission-engine.js';
 import { apiAuth } from '../auth/bearer-auth.js';
 import { requirePermission, resolveById } from '../auth/require-permission.js';
+import { pathParam, type ApiRouter } from './api-router.js';
 import type { LocalAgent } from './local-agent.js';
 
 export interface AgentsRouterDeps {
@@ -36,8 +36,7 @@ function sendJson(ctx: Koa.Context, text: string): void {
   ctx.body = text;
 }
 
-export function buildAgentsRouter(deps: AgentsRouterDeps): Router {
-  const router = new Router();
+export function registerAgentRoutes(router: ApiRouter, deps: AgentsRouterDeps): void {
   // Links are absolute and use the name the client used to reach this agent (always HTTPS).
   const all = (ctx: Koa.Context): AgentDetailedView[] => [
     deps.localAgent.describe(`https://${ctx.host || `127.0.0.1:${deps.localAgent.apiPort}`}`),
@@ -51,10 +50,9 @@ export function buildAgentsRouter(deps: AgentsRouterDeps): Router {
   });
 
   router.get('/api/v1/agents/:agentId', requirePermission('agent', 'read'), (ctx) => {
-    const agent = all(ctx).find((a) => a.id === ctx.params['agentId']);
+    const id = pathParam(ctx, 'agentId');
+    const agent = all(ctx).find((a) => a.id === id);
     const { resource, view } = resolveById(ctx, 'agent', 'read', agent, agent ? localityOf(agent) : 'other');
     sendJson(ctx, json(resource, view));
   });
-
-  return router;
 }

@@ -7,9 +7,9 @@
  * Order of checks: the request's form (content type, encoding, repeated or missing
  * parameters) → the grant type → the client → the grant. Nothing here logs a secret or token.
  */
-import Router from '@koa/router';
 import type Koa from 'koa';
 import { ApiError } from '../api/api-error.js';
+import type { ApiRouter } from '../api/api-router.js';
 import { readBodyText } from '../http/read-body.js';
 import type { Logger } from '../log/logger.js';
 import { parseBasicCredentials } from './basic-credentials.js';
@@ -76,8 +76,8 @@ function presentedClient(ctx: Koa.Context, params: ReadonlyMap<string, string>):
   return { clientId: basic.clientId, secret: basic.secret === '' ? undefined : basic.secret, method: 'basic' };
 }
 
-export function buildTokenRouter(deps: TokenRouterDeps): Router {
-  const router = new Router();
+/** Registers `POST /api/v1/token`; other methods get 405 with `Allow: POST` from the router. */
+export function registerTokenRoute(router: ApiRouter, deps: TokenRouterDeps): void {
   const { clients, tokens, log } = deps;
 
   /** Authenticates with the secret; returns the client id or throws invalid_client. */
@@ -168,12 +168,4 @@ export function buildTokenRouter(deps: TokenRouterDeps): Router {
       refresh_token: issued.refreshToken,
     };
   });
-  // RFC 6749 §3.2: "The client MUST use the HTTP "POST" method". Answered here, not by the
-  // router's allowedMethods, which would run only after bearer authentication refused the call.
-  router.all(TOKEN_PATH, () => {
-    throw new ApiError(405, 'method_not_allowed', 'the token endpoint accepts POST only', {
-      headers: { Allow: 'POST' },
-    });
-  });
-  return router;
 }
