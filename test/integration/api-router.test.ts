@@ -16,7 +16,7 @@ beforeAll(async () => {
     })
     .get(
       '/api/v1/hosts/:hostId',
-      async (ctx, next) => {
+      async (_ctx, next) => {
         seen.push('guard');
         await next();
       },
