@@ -26,6 +26,17 @@ export { createLogger, parseLogLevel, type Logger, type LogFields } from './log/
 export { PortInUseError } from './net/listener.js';
 export { AgentAlreadyRunningError } from './config/agent-lock.js';
 export { dataPaths, type DataPaths } from './config/data-dir.js';
+import type { ChangeRecorder } from './change-log.js';
+import { openAuthServices, type AuthServices } from './auth/auth-services.js';
+import { systemClock, type Clock } from './auth/lifetimes.js';
+import { registerTokenRoute } from './auth/token-router.js';
+import { bearerAuth } from './auth/bearer-auth.js';
+import { registerAgentRoutes } from './api/agents-router.js';
+import { ApiRouter } from './api/api-router.js';
+import { ensureLocalAgentId, LocalAgent } from './api/local-agent.js';
+import { ConsoleToken } from './console/console-token.js';
+import { ConsoleSessions } from './console/console-sessions.js';
+import { buildClientsRouter } from './console/clients-router.js';
 
 /** The console is for the person at this machine: loopback only, never a setting (DESIGN.md §1). */
 export const CONSOLE_HOST = '127.0.0.1';
@@ -43,6 +54,12 @@ export interface AgentOptions {
   firstRunHome?: string;
   /** Tuning for tests and benchmarks (watcher timings, maintenance interval). */
   activity?: ActivityOptions;
+  /** The clock of every credential lifetime; tests move it to check 72 h / 7 d / never. */
+  now?: Clock;
+  /** Where configuration changes are reported (DESIGN.md §6); the activity pipeline plugs in here. */
+  changeRecorder?: ChangeRecorder;
+  /** auth.db durability; FULL unless a benchmark or test chooses otherwise. */
+  tokenSync?: 'FULL' | 'NORMAL';
 }
 
 export interface AgentUrls {
@@ -62,6 +79,10 @@ export interface RunningAgent {
   readonly store: AuditStore;
   /** Pipeline, self-audit recorder, monitoring, outputs, status and log files (issue 5). */
   readonly activity: ActivityServices;
+  /** Client applications and tokens (agent/auth/). */
+  readonly auth: AuthServices;
+  /** The local agent's stable id (settings `agent.id`). */
+  readonly agentId: string;
   urls(): AgentUrls;
   /** Closes listeners, then stores. Safe to call twice. */
   stop(): Promise<void>;
@@ -100,12 +121,59 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     const allowList = new AllowList(settings.current.allowList);
     if (allowList.current.length === 0) log.warn('the allow-list is empty: no client can reach the agent or audit API');
 
+    const now = options.now ?? systemClock;
+    const agentId = await ensureLocalAgentId(settings);
+    const auth = await openAuthServices({
+      paths,
+      settings,
+      recorder: options.changeRecorder ?? activity.changeRecorder,
+      now,
+      log: log.child('auth'),
+      ...(options.tokenSync ? { synchronous: options.tokenSync } : {}),
+    });
+    cleanups.push(async () => auth.close());
+    const purge = (): void => {
+      try {
+        auth.tokens.purge();
+      } catch (error) {
+        log.warn('token housekeeping failed', { error: (error as Error).message });
+      }
+    };
+    purge();
+    const purgeTimer = setInterval(purge, 3600_000);
+    purgeTimer.unref();
+    cleanups.push(async () => clearInterval(purgeTimer));
+    const consoleToken = await ConsoleToken.issue(paths.consoleToken);
+    // A stopped agent leaves no usable token behind (a crash leaves one that the next start replaces).
+    cleanups.push(() => fs.rm(paths.consoleToken, { force: true }));
+    const sessions = new ConsoleSessions(now);
+    let bound: { api: number; console: number } = { api: 0, console: 0 };
+
     const s = settings.current;
-    const apiApp = buildApiApp({ log: log.child('api') });
+    const localAgent = new LocalAgent({
+      settings,
+      version: options.version ?? '0.0.0',
+      apiPort: () => bound.api,
+      consoleUrl: () => `http://${CONSOLE_HOST}:${bound.console}/`,
+    });
+    const publicRoutes = new ApiRouter();
+    registerTokenRoute(publicRoutes, { clients: auth.clients, tokens: auth.tokens, log: log.child('token') });
+    const routes = new ApiRouter();
+    registerAgentRoutes(routes, { localAgent });
+    const apiApp = buildApiApp({
+      log: log.child('api'),
+      publicRoutes,
+      authenticate: bearerAuth({ tokens: auth.tokens, clients: auth.clients }),
+      routes,
+    });
     const auditApp = buildAuditApp({ log: log.child('audit'), vendor: () => settings.current.auditApi.vendor });
     let urls: AgentUrls | null = null;
     const consoleApp = buildConsoleApp({
       log: log.child('console'),
+      token: consoleToken,
+      sessions,
+      port: () => bound.console,
+      routers: [buildClientsRouter(auth.clients)],
       status: () => ({
         version: options.version ?? null,
         uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
@@ -166,6 +234,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     cleanups.push(async () => unsubscribe());
 
     const ports = { api: listeners.api.port, audit: listeners.audit.port, console: listeners.console.port };
+    bound = { api: ports.api, console: ports.console };
     const currentUrls = (): AgentUrls => ({
       apiUrl: `https://127.0.0.1:${ports.api}`,
       auditUrl: `https://127.0.0.1:${ports.audit}/${settings.current.auditApi.vendor}/api/v1`,
@@ -185,6 +254,8 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       ports,
       store,
       activity,
+      auth,
+      agentId,
       urls: currentUrls,
       stop: () => (stopping ??= runCleanups().then(() => log.info('agent stopped'))),
     };

@@ -40,3 +40,49 @@ export interface SessionResponse {
   cookieValue: string;
   expiresAt: string;
 }
+
+/**
+ * Client applications of the agent API (issue 3). Bodies and answers are JSON; permissions use
+ * the JSON names of shared/permissions.ts. Errors: `{"error","error_description","field"?}` with
+ * 400 (bad input, names the field), 404 (no such client), 409 (name already used).
+ *
+ * - `GET    /api/clients`                      → ClientApplicationView[]
+ * - `POST   /api/clients`  NewClientRequest     → 201 ClientCredentials & { name }
+ * - `PUT    /api/clients/{id}/permissions`  SetPermissionsRequest → ClientApplicationView
+ * - `POST   /api/clients/{id}/secret`          → ClientCredentials (a new secret, valid 72 h)
+ * - `DELETE /api/clients/{id}`                 → RevokedClientResponse (its tokens stop at once)
+ */
+export const ConsoleClientPaths = {
+  clients: '/api/clients',
+  client: (id: string) => `/api/clients/${encodeURIComponent(id)}`,
+  permissions: (id: string) => `/api/clients/${encodeURIComponent(id)}/permissions`,
+  secret: (id: string) => `/api/clients/${encodeURIComponent(id)}/secret`,
+} as const;
+
+export interface NewClientRequest {
+  name: string;
+  permissions: string[];
+}
+
+export interface SetPermissionsRequest {
+  permissions: string[];
+}
+
+export interface RevokedClientResponse {
+  clientId: string;
+  name: string;
+  revoked: true;
+}
+
+/**
+ * Programs using the console token may say who acts for the self-audit record (DESIGN.md §6):
+ * `cli` for the `vigil` command; anything else, or nothing, is recorded as `console`.
+ */
+export const CONSOLE_ACTOR_HEADER = 'x-vigil-actor';
+
+/** Error body of the console API (same shape as the agent API's). */
+export interface ConsoleErrorBody {
+  error: string;
+  error_description: string;
+  field?: string;
+}

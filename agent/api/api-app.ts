@@ -1,30 +1,37 @@
 /**
  * The agent API application (port 4494). The middleware order is fixed here and only here:
- * 1. error shaping (JSON body of api-error.ts), 2. response hardening headers,
- * 3. routes (each declares its permission where it is registered), 4. 405 with `Allow`.
+ * 1. error shaping (JSON body of api-error.ts) and response hardening headers,
+ * 2. public routes (the token endpoint), or else bearer authentication of everything,
+ * 3. resource routes (each declares its permission where it is registered; 405 with `Allow`).
+ * Unknown paths answer 401 before 404, so an anonymous caller learns nothing about routes.
  */
 import Koa from 'koa';
-import Router from '@koa/router';
 import { apiErrorMiddleware } from './error-middleware.js';
+import type { ApiRouter } from './api-router.js';
 import type { Logger } from '../log/logger.js';
 
 export interface ApiAppDeps {
   log: Logger;
-  /** Routers mounted in order; each owns its paths under `/api/v1`. */
-  routers?: Router[];
+  /** Routes reachable without an access token (the token endpoint). */
+  publicRoutes?: ApiRouter;
+  /** Authenticates every request that is not for a public route (bearer-auth.ts). */
+  authenticate?: Koa.Middleware;
+  /** Every authenticated route of the API, on one router (issue 4 registers its routes here). */
+  routes?: ApiRouter;
 }
 
 export function buildApiApp(deps: ApiAppDeps): Koa {
   const app = new Koa({ proxy: false });
   app.silent = true; // errors are logged once, by the error middleware
   app.use(apiErrorMiddleware(deps.log));
-  app.use(async (ctx, next) => {
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    await next();
+  const publicRoutes = deps.publicRoutes;
+  const runPublic = publicRoutes?.middleware();
+  const authenticate = deps.authenticate;
+  // One middleware for both: every layer of the chain costs on every request.
+  app.use((ctx, next) => {
+    if (runPublic && publicRoutes?.knows(ctx.path)) return runPublic(ctx, next);
+    return authenticate ? authenticate(ctx, next) : next();
   });
-  for (const router of deps.routers ?? []) {
-    app.use(router.routes());
-    app.use(router.allowedMethods({ throw: true }));
-  }
+  if (deps.routes) app.use(deps.routes.middleware());
   return app;
 }

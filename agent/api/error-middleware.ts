@@ -18,6 +18,8 @@ interface HttpLikeError {
 /** Maps errors raised by Koa, the router and the body parser onto the API's codes. */
 function fromHttpError(error: HttpLikeError): ApiError | null {
   const status = error.status ?? error.statusCode;
+  // The router answers a method it does not know at all (TRACE, PROPFIND...) with 501.
+  if (status === 501) return new ApiError(501, 'not_implemented', 'method not implemented');
   if (typeof status !== 'number' || status < 400 || status >= 500) return null;
   const headers = error.headers ?? {};
   switch (status) {
@@ -36,9 +38,19 @@ function fromHttpError(error: HttpLikeError): ApiError | null {
 
 export function apiErrorMiddleware(log: Logger): Koa.Middleware {
   return async (ctx, next) => {
+    ctx.set('X-Content-Type-Options', 'nosniff'); // here rather than in a middleware of its own: one less per request
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw new ApiError(404, 'not_found', 'no such resource');
+      if (ctx.body === undefined || ctx.body === null) {
+        if (ctx.status === 404) throw new ApiError(404, 'not_found', 'no such resource');
+        // The router's allowedMethods (throw: false) sets 405 + Allow (RFC 9110 §15.5.6) or 501.
+        if (ctx.status === 405) {
+          throw new ApiError(405, 'method_not_allowed', 'method not allowed on this resource', {
+            headers: { Allow: String(ctx.response.get('Allow')) },
+          });
+        }
+        if (ctx.status === 501) throw new ApiError(501, 'not_implemented', 'method not implemented');
+      }
     } catch (caught) {
       let error = caught instanceof ApiError ? caught : fromHttpError(caught as HttpLikeError);
       if (!error) {

@@ -4,6 +4,9 @@
  * expected failure (port in use, unusable settings file).
  */
 import { runAgentCommand, AGENT_USAGE } from './agent-command.js';
+import { runClientCommand, CLIENT_USAGE } from './client-command.js';
+import { runConsoleCommand, CONSOLE_USAGE } from './console-command.js';
+import { AgentUnreachableError } from './admin-client.js';
 import { packageVersion } from './package-info.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from './usage-error.js';
 import { SettingsFileError } from '../config/settings-store.js';
@@ -14,16 +17,23 @@ type Command = (argv: string[]) => Promise<number>;
 
 const COMMANDS: Record<string, Command> = {
   agent: runAgentCommand,
+  client: runClientCommand,
+  console: runConsoleCommand,
 };
 
 const USAGE = `usage:
   ${AGENT_USAGE}
+  ${CLIENT_USAGE}
+  ${CONSOLE_USAGE}
   vigil --version`;
 
 /** Failures the operator can fix: printed as one line, no stack trace. */
 function isExpected(error: unknown): error is Error {
   return (
-    error instanceof SettingsFileError || error instanceof PortInUseError || error instanceof AgentAlreadyRunningError
+    error instanceof SettingsFileError ||
+    error instanceof PortInUseError ||
+    error instanceof AgentAlreadyRunningError ||
+    error instanceof AgentUnreachableError
   );
 }
 

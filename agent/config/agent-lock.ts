@@ -6,18 +6,28 @@
 import fs from 'node:fs/promises';
 import { writeFileDurably } from './durable-file.js';
 
+/** Who holds the lock: the agent, or a `vigil` admin command changing files while no agent runs. */
+export type LockHolder = 'agent' | 'cli';
+
 export interface LockInfo {
   pid: number;
   consoleUrl: string | null;
   startedAt: string;
+  /** Absent in locks written before admin commands existed: an agent. */
+  holder?: LockHolder;
 }
 
 export class AgentAlreadyRunningError extends Error {
   constructor(
     readonly dataDir: string,
     readonly pid: number,
+    readonly holder: LockHolder = 'agent',
   ) {
-    super(`another Vigil agent (pid ${pid}) is already using the data directory ${dataDir}`);
+    super(
+      holder === 'cli'
+        ? `a vigil command (pid ${pid}) is changing the data directory ${dataDir}; try again when it has finished`
+        : `another Vigil agent (pid ${pid}) is already using the data directory ${dataDir}`,
+    );
     this.name = 'AgentAlreadyRunningError';
   }
 }
@@ -41,19 +51,29 @@ export async function readLock(file: string): Promise<LockInfo | null> {
 }
 
 export class AgentLock {
-  private constructor(private readonly file: string) {}
+  private constructor(
+    private readonly file: string,
+    private readonly holder: LockHolder,
+  ) {}
 
   /** Takes the lock, replacing a stale one left by an agent that died. */
-  static async acquire(file: string, dataDir: string): Promise<AgentLock> {
-    const holder = await readLock(file);
-    if (holder && holder.pid !== process.pid) throw new AgentAlreadyRunningError(dataDir, holder.pid);
-    const lock = new AgentLock(file);
+  static async acquire(file: string, dataDir: string, holder: LockHolder = 'agent'): Promise<AgentLock> {
+    const current = await readLock(file);
+    if (current && current.pid !== process.pid) {
+      throw new AgentAlreadyRunningError(dataDir, current.pid, current.holder ?? 'agent');
+    }
+    const lock = new AgentLock(file, holder);
     await lock.write(null);
     return lock;
   }
 
   write(consoleUrl: string | null): Promise<void> {
-    const info: LockInfo = { pid: process.pid, consoleUrl, startedAt: new Date().toISOString() };
+    const info: LockInfo = {
+      pid: process.pid,
+      consoleUrl,
+      startedAt: new Date().toISOString(),
+      holder: this.holder,
+    };
     return writeFileDurably(this.file, JSON.stringify(info) + '\n', { mode: 0o600 });
   }
 

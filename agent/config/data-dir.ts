@@ -43,9 +43,13 @@ export function dataPaths(dataDir: string) {
     certificate: path.join(dataDir, 'tls', 'cert.pem'),
     privateKey: path.join(dataDir, 'tls', 'key.pem'),
     auditDb: path.join(dataDir, 'audit.db'),
+    /** Issued access and refresh tokens (agent/auth/token-store.ts). */
+    authDb: path.join(dataDir, 'auth.db'),
     logs: path.join(dataDir, 'logs'),
     secrets: path.join(dataDir, 'secrets'),
     consoleToken: path.join(dataDir, 'secrets', 'console-token'),
+    /** Key of the HMACs that stand for client secrets and tokens (agent/auth/keyed-hash.ts). */
+    pepper: path.join(dataDir, 'secrets', 'hmac-pepper'),
     lockFile: path.join(dataDir, 'agent.lock'),
   } as const;
 }

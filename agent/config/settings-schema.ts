@@ -12,6 +12,8 @@ import {
   logStorageSchema,
   outputSchema,
 } from './monitoring-schema.js';
+import { PERMISSIONS } from '../../shared/permissions.js';
+import { CLIENT_NAME_MAX, clientNameProblem } from '../../shared/client-application.js';
 
 export const SETTINGS_SCHEMA_VERSION = 1;
 
@@ -52,12 +54,62 @@ export const consoleSettingsSchema = z.strictObject({
   port: portSchema.default(4495),
 });
 
+/** The agent hosting the API (the "local agent" of spec §5); its id is generated once, on first start. */
+export const localAgentSettingsSchema = z.strictObject({
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'letters, digits, "_" and "-", at most 64')
+    .optional(),
+});
+
+const isoTimeSchema = z.iso.datetime({ offset: false });
+
+/**
+ * A client application of the agent API (DESIGN.md §4). The secret itself is never stored:
+ * only HMAC-SHA256(pepper, secret) in hex, the pepper living in `secrets/` (agent/auth/pepper.ts).
+ */
+export const clientApplicationSchema = z.strictObject({
+  id: z.string().regex(/^[0-9a-f]{32}$/, '32 lower-case hex digits'),
+  name: z
+    .string()
+    .max(CLIENT_NAME_MAX)
+    .superRefine((value, ctx) => {
+      const problem = clientNameProblem(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+  permissions: z
+    .array(z.enum(PERMISSIONS))
+    .max(PERMISSIONS.length)
+    .refine((list) => new Set(list).size === list.length, 'a permission is listed twice'),
+  secretHash: z.string().regex(/^[0-9a-f]{64}$/, 'an HMAC-SHA256 in hex'),
+  secretExpiresAt: isoTimeSchema,
+  createdAt: isoTimeSchema,
+});
+
+export const clientsSchema = z
+  .array(clientApplicationSchema)
+  .max(1000)
+  .superRefine((clients, ctx) => {
+    const ids = new Set<string>();
+    const names = new Set<string>();
+    clients.forEach((client, index) => {
+      if (ids.has(client.id)) ctx.addIssue({ code: 'custom', path: [index, 'id'], message: 'duplicate client id' });
+      const key = client.name.toLowerCase();
+      if (names.has(key)) ctx.addIssue({ code: 'custom', path: [index, 'name'], message: 'duplicate client name' });
+      ids.add(client.id);
+      names.add(key);
+    });
+  });
+
 export const settingsSchema = z
   .strictObject({
     schemaVersion: z.literal(SETTINGS_SCHEMA_VERSION).default(SETTINGS_SCHEMA_VERSION),
     agentApi: agentApiSettingsSchema.prefault({}),
     auditApi: auditApiSettingsSchema.prefault({}),
     console: consoleSettingsSchema.prefault({}),
+    agent: localAgentSettingsSchema.prefault({}),
+    /** Client applications of the agent API (OAuth 2.0 client credentials). */
+    clients: clientsSchema.default([]),
     /** Who may connect to the agent and audit APIs: addresses and CIDR ranges, IPv4 and IPv6. */
     allowList: z
       .array(allowListEntrySchema)
@@ -73,6 +125,7 @@ export const settingsSchema = z
   .superRefine(checkMonitoringSection);
 
 export type Settings = z.infer<typeof settingsSchema>;
+export type StoredClientApplication = z.infer<typeof clientApplicationSchema>;
 
 export function defaultSettings(): Settings {
   return settingsSchema.parse({});

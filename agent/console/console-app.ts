@@ -1,34 +1,59 @@
 /**
- * The console application, served over plain HTTP on 127.0.0.1 only (DESIGN.md §1).
+ * The console application, served over plain HTTP on 127.0.0.1 only (DESIGN.md §1). Order:
+ * 1. error shaping, 2. Host check (DNS rebinding), 3. hardening headers, 4. login links,
+ * sessions and the login page, 5. authentication of `/api/*` (console token or session cookie,
+ * CSRF rule), 6. API routers (status, client applications, and those later issues add).
  */
 import Koa from 'koa';
+import Router from '@koa/router';
+import { ConsolePaths } from '../../shared/console-api.js';
 import type { Logger } from '../log/logger.js';
 import { rendererDistFolder, staticFiles } from './static-files.js';
+import { buildAccessRouter } from './access-router.js';
+import { consoleErrorMiddleware } from './console-errors.js';
+import { apiGuard, hostGuard } from './console-guard.js';
+import type { ConsoleSessions } from './console-sessions.js';
+import type { ConsoleToken } from './console-token.js';
 
 export interface ConsoleAppDeps {
   log: Logger;
   status: () => Record<string, unknown>;
+  token: ConsoleToken;
+  sessions: ConsoleSessions;
+  /** The bound port, known once the listener is up; the Host check and login links use it. */
+  port: () => number;
+  /** Authenticated API routers (client applications, ...). */
+  routers?: Router[];
 }
 
 export function buildConsoleApp(deps: ConsoleAppDeps): Koa {
   const app = new Koa({ proxy: false });
   app.silent = true;
+  app.use(consoleErrorMiddleware(deps.log));
+  app.use(hostGuard(deps.port));
   app.use(async (ctx, next) => {
-    try {
-      await next();
-    } catch (error) {
-      deps.log.error('console request failed', { path: ctx.path, error: (error as Error).message });
-      ctx.status = 500;
-      ctx.body = { error: 'server_error', error_description: 'the console request failed' };
-    }
-  });
-  app.use(staticFiles(rendererDistFolder()));
-  app.use(async (ctx, next) => {
-    if (ctx.method === 'GET' && ctx.path === '/api/status') {
-      ctx.body = deps.status();
-      return;
-    }
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('X-Frame-Options', 'DENY');
+    ctx.set('Referrer-Policy', 'no-referrer');
+    if (ctx.path.startsWith('/api/')) ctx.set('Cache-Control', 'no-store');
     await next();
   });
+
+  // The web app (renderer/dist) for every non-API path the routes below leave unanswered.
+  app.use(staticFiles(rendererDistFolder()));
+
+  const mount = (router: Router): void => {
+    app.use(router.routes());
+    app.use(router.allowedMethods());
+  };
+  // Only `/api/*` is guarded: the login page's one-time code is its own credential.
+  app.use(apiGuard({ token: deps.token, sessions: deps.sessions }));
+  mount(buildAccessRouter(deps.sessions, () => `http://127.0.0.1:${deps.port()}`));
+  const status = new Router();
+  status.get(ConsolePaths.status, (ctx) => {
+    ctx.body = deps.status();
+  });
+  mount(status);
+  for (const router of deps.routers ?? []) mount(router);
   return app;
 }

@@ -4,6 +4,7 @@ import type { Browser } from 'playwright-core';
 import type { RunningAgent } from '../../agent/agent.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 import { launchChromium, screenshot } from '../helpers/browser.js';
+import { consoleRequest, withToken } from '../helpers/console-client.js';
 
 describe('console web app', () => {
   let agent: RunningAgent;
@@ -23,8 +24,12 @@ describe('console web app', () => {
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-    const response = await page.goto(agent.urls().consoleUrl);
+    // Log in the way an operator does: a one-time link from a holder of the console token.
+    const link = await consoleRequest(agent, { method: 'POST', path: '/api/login-links', headers: withToken(agent) });
+    expect(link.status).toBe(201);
+    const response = await page.goto(String(link.json?.['url']));
     expect(response?.status()).toBe(200);
+    expect(new URL(page.url()).search).toBe(''); // the code does not stay in the address bar
     expect(response?.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
     await expect.poll(() => page.textContent('body')).toContain(agent.identity.fingerprint256);
     await screenshot(page, 'console-shell');

@@ -14,5 +14,7 @@ export async function startTestAgent(options: Partial<AgentOptions> = {}): Promi
     firstRunHome: options.firstRunHome ?? makeTempDir('vigil-home-'),
     ...(options.activity ? { activity: options.activity } : {}),
     ...(options.version ? { version: options.version } : {}),
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.changeRecorder ? { changeRecorder: options.changeRecorder } : {}),
   });
 }

@@ -28,8 +28,13 @@ describe('vigil agent', () => {
       const result = await handshake({ host: '127.0.0.1', port: Number(port), rejectUnauthorized: false });
       expect(result.fingerprint256).toBe(ready['certificateSha256']);
     }
-    const consoleResponse = await fetch(new URL('api/status', ready['consoleUrl']));
+    // The console API wants the console token the agent wrote at start (shared/console-api.ts).
+    const consoleToken = fs.readFileSync(path.join(dataDir, 'secrets', 'console-token'), 'utf8').trim();
+    const consoleResponse = await fetch(new URL('api/status', ready['consoleUrl']), {
+      headers: { Authorization: `Bearer ${consoleToken}` },
+    });
     expect(consoleResponse.status).toBe(200);
+    expect((await fetch(new URL('api/status', ready['consoleUrl']))).status).toBe(401);
 
     child.kill('SIGTERM');
     const result = await finished;

@@ -1,0 +1,77 @@
+/**
+ * Route-level permission checks (docs/permissions.md). A route declares what it needs where it
+ * is registered:
+ *
+ *   router.get('/api/v1/agents', requirePermission('agent', 'read'), listAgents);
+ *   router.patch('/api/v1/hosts/:id', requirePermission('host', 'write'), patchHost);
+ *
+ * `requirePermission(kind, action)` lets the request through when the client's permissions
+ * allow `action` on at least some resource of `kind`; otherwise 401 `insufficient_permission`
+ * (the product's rule, spec §5: 401, not RFC 6750's 403 `insufficient_scope`). The handler
+ * then asks `apiAuth(ctx).access` about each resource: `filter` for collections, `byId` for a
+ * resource named by id, and turns a `byId` refusal into `forbiddenById(kind)`.
+ */
+import type Koa from 'koa';
+import type { Action, ResourceKind } from '../../shared/permission-engine.js';
+import { notFound, type ApiError } from '../api/api-error.js';
+import { apiAuth, bearerChallenge } from './bearer-auth.js';
+
+const KIND_TEXT: Record<ResourceKind, string> = {
+  agent: 'agents',
+  host: 'hosts',
+  domain: 'domains',
+  output: 'outputs',
+  policy: 'policies',
+  logFile: 'log files',
+};
+
+const SINGULAR_TEXT: Record<ResourceKind, string> = {
+  agent: 'agent',
+  host: 'host',
+  domain: 'domain',
+  output: 'output',
+  policy: 'policy',
+  logFile: 'log file',
+};
+
+const ACTION_TEXT: Record<Action, string> = { read: 'read', write: 'change', download: 'download' };
+
+export function insufficientPermission(kind: ResourceKind, action: Action): ApiError {
+  return bearerChallenge(
+    'insufficient_permission',
+    `this client application's permissions do not allow it to ${ACTION_TEXT[action]} ${KIND_TEXT[kind]}`,
+  );
+}
+
+/** The 401 for a resource named by id that the client may not see or change (spec §5 rule 1). */
+export function forbiddenById(kind: ResourceKind, action: Action = 'read'): ApiError {
+  return bearerChallenge(
+    'insufficient_permission',
+    `this client application's permissions do not allow it to ${ACTION_TEXT[action]} this ${SINGULAR_TEXT[kind]}`,
+  );
+}
+
+export function requirePermission(kind: ResourceKind, action: Action): Koa.Middleware {
+  return (ctx, next) => {
+    if (!apiAuth(ctx).access.allowsAny(kind, action)) throw insufficientPermission(kind, action);
+    return next();
+  };
+}
+
+/**
+ * Resolves a resource named by id with the engine's rules: the resource with its view, or the
+ * 401 / 404 to throw. `locality` is where it is, or would be if it does not exist.
+ */
+export function resolveById<T>(
+  ctx: Koa.Context,
+  kind: ResourceKind,
+  action: Action,
+  resource: T | undefined,
+  locality: 'local' | 'other',
+): { resource: T; view: 'detailed' | 'limited' } {
+  const decision = apiAuth(ctx).access.byId(kind, action, { exists: resource !== undefined, locality });
+  if (decision.outcome === 'unauthorized') throw forbiddenById(kind, action);
+  if (decision.outcome === 'not_found' || resource === undefined)
+    throw notFound(`there is no such ${SINGULAR_TEXT[kind]}`);
+  return { resource, view: decision.view };
+}

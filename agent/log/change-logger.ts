@@ -1,0 +1,19 @@
+/**
+ * The ChangeRecorder used until the activity pipeline plugs in its own (DESIGN.md §6): one log
+ * line per configuration change, so changes are at least visible. Changes never carry secrets.
+ */
+import type { ChangeRecorder, ConfigChange } from '../change-log.js';
+import type { Logger } from './logger.js';
+
+export function loggingChangeRecorder(log: Logger): ChangeRecorder {
+  return {
+    recordChange(change: ConfigChange): void {
+      log.info('configuration changed', {
+        actor: change.actor,
+        action: change.action,
+        objectType: change.objectType,
+        what: change.what,
+      });
+    },
+  };
+}

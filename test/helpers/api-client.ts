@@ -1,0 +1,122 @@
+/**
+ * HTTPS requests to a test agent's API that trust exactly its self-signed certificate (no
+ * `rejectUnauthorized: false`), and helpers to enrol a client application and get tokens.
+ */
+import https from 'node:https';
+import type { RunningAgent } from '../../agent/agent.js';
+import type { Permission } from '../../shared/permissions.js';
+
+export interface ApiResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  /** Parsed JSON body, or undefined when the body is not JSON. */
+  json: Record<string, unknown> | undefined;
+}
+
+export interface ApiRequest {
+  method?: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+const agents = new WeakMap<RunningAgent, https.Agent>();
+
+function httpsAgent(agent: RunningAgent): https.Agent {
+  let a = agents.get(agent);
+  if (!a) {
+    a = new https.Agent({ keepAlive: true, ca: agent.identity.certPem, maxSockets: 4 });
+    agents.set(agent, a);
+  }
+  return a;
+}
+
+export function apiRequest(agent: RunningAgent, request: ApiRequest): Promise<ApiResponse> {
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      {
+        host: '127.0.0.1',
+        port: agent.ports.api,
+        method: request.method ?? 'GET',
+        path: request.path,
+        headers: request.headers ?? {},
+        agent: httpsAgent(agent),
+        timeout: 10_000,
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => {
+          let json: Record<string, unknown> | undefined;
+          try {
+            json = JSON.parse(text) as Record<string, unknown>;
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        });
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('request timed out')));
+    req.on('error', reject);
+    req.end(request.body);
+  });
+}
+
+export const FORM = { 'Content-Type': 'application/x-www-form-urlencoded' };
+
+/** POST /api/v1/token with a form body built from `params` (no encoding surprises). */
+export function tokenRequest(
+  agent: RunningAgent,
+  params: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<ApiResponse> {
+  return apiRequest(agent, {
+    method: 'POST',
+    path: '/api/v1/token',
+    headers: { ...FORM, ...headers },
+    body: new URLSearchParams(params).toString(),
+  });
+}
+
+export interface EnrolledClient {
+  clientId: string;
+  clientSecret: string;
+}
+
+let counter = 0;
+
+export async function enrolClient(
+  agent: RunningAgent,
+  permissions: Permission[],
+  name?: string,
+): Promise<EnrolledClient> {
+  const created = await agent.auth.clients.add({ name: name ?? `test client ${++counter}`, permissions }, 'test');
+  return { clientId: created.clientId, clientSecret: created.clientSecret };
+}
+
+export interface Tokens {
+  access_token: string;
+  refresh_token: string;
+}
+
+export async function obtainTokens(agent: RunningAgent, client: EnrolledClient): Promise<Tokens> {
+  const response = await tokenRequest(agent, {
+    grant_type: 'client_credentials',
+    client_id: client.clientId,
+    client_secret: client.clientSecret,
+  });
+  if (response.status !== 200) throw new Error(`token request failed: ${response.status} ${response.text}`);
+  return response.json as unknown as Tokens;
+}
+
+export function bearer(token: string): Record<string, string> {
+  return { Authorization: `Bearer ${token}` };
+}
+
+export function basic(id: string, secret: string): Record<string, string> {
+  const encode = (s: string): string => new URLSearchParams({ x: s }).toString().slice(2);
+  return { Authorization: `Basic ${Buffer.from(`${encode(id)}:${encode(secret)}`).toString('base64')}` };
+}
