@@ -57,22 +57,40 @@ export function rowToRecord(row: RecordRow): ActivityRecord {
 
 export class AuditStore {
   private readonly rids = new RidGenerator();
-  private readonly insert: Database.Statement;
+  private insert: Database.Statement;
+  /** Device and inode of the file this connection has open (see `reopenIfReplaced`). */
+  private identity: { dev: number; ino: number };
 
   private constructor(
     readonly file: string,
-    readonly db: Database.Database,
+    private connection: Database.Database,
+    private readonly options: AuditStoreOptions,
   ) {
-    this.insert = db.prepare(`
+    this.insert = AuditStore.prepareInsert(connection);
+    this.identity = AuditStore.identityOf(file);
+  }
+
+  /** The open connection; it changes when the store reopens the file. */
+  get db(): Database.Database {
+    return this.connection;
+  }
+
+  private static identityOf(file: string): { dev: number; ino: number } {
+    const stat = fs.statSync(file);
+    return { dev: stat.dev, ino: stat.ino };
+  }
+
+  private static prepareInsert(db: Database.Database): Database.Statement {
+    return db.prepare(`
       INSERT INTO activity_records (rid, when_ms, who, action, what, location, object_type, data_source,
                                     plan_name, plan_id, item_name, workstation, details)
       VALUES (@rid, @when_ms, @who, @action, @what, @location, @object_type, @data_source,
               @plan_name, @plan_id, @item_name, @workstation, @details)`);
   }
 
-  static open(options: AuditStoreOptions): AuditStore {
-    fs.mkdirSync(path.dirname(options.file), { recursive: true, mode: 0o700 });
-    const db = new Database(options.file);
+  private static connect(options: AuditStoreOptions, mustExist: boolean): Database.Database {
+    if (!mustExist) fs.mkdirSync(path.dirname(options.file), { recursive: true, mode: 0o700 });
+    const db = new Database(options.file, { fileMustExist: mustExist });
     try {
       db.pragma('journal_mode = WAL');
       db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
@@ -83,7 +101,37 @@ export class AuditStore {
       db.close();
       throw error;
     }
-    return new AuditStore(options.file, db);
+    return db;
+  }
+
+  static open(options: AuditStoreOptions): AuditStore {
+    return new AuditStore(options.file, AuditStore.connect(options, false), options);
+  }
+
+  /**
+   * Opens the file again: after a failure, or when the file was replaced (a restore from a
+   * backup) while open — the old connection would keep writing into the unlinked file. Never
+   * creates a missing database: that would hide the loss of every record behind an empty one.
+   */
+  reopen(): void {
+    const db = AuditStore.connect(this.options, true);
+    if (this.connection.open) this.connection.close();
+    this.connection = db;
+    this.insert = AuditStore.prepareInsert(db);
+    this.identity = AuditStore.identityOf(this.file);
+  }
+
+  /** Reopens when the path now names another file; throws when the file is gone. */
+  reopenIfReplaced(): void {
+    let current: { dev: number; ino: number };
+    try {
+      current = AuditStore.identityOf(this.file);
+    } catch {
+      throw new Error('the audit database file is missing');
+    }
+    if (current.dev !== this.identity.dev || current.ino !== this.identity.ino || !this.connection.open) {
+      this.reopen();
+    }
   }
 
   /**
@@ -123,6 +171,6 @@ export class AuditStore {
   }
 
   close(): void {
-    if (this.db.open) this.db.close();
+    if (this.connection.open) this.connection.close();
   }
 }
