@@ -55,7 +55,7 @@ const DETAIL_FIELDS: Record<'Detail' | 'Before' | 'After', readonly string[]> = 
   After: ['After'],
 };
 
-const isAscii = (value: string): boolean => /^[\x00-\x7f]*$/.test(value);
+const isAscii = (value: string): boolean => !/[\u0080-\uffff]/.test(value);
 const escapeLike = (value: string): string => value.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 function likePattern(operator: Operator, value: string): string {

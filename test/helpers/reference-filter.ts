@@ -6,7 +6,7 @@ import { groupConditions, type FilterCondition } from '../../shared/audit-filter
 import { parseDateTime, timeframeRange, workingHoursWindow, timeOfDay } from '../../shared/audit-when.js';
 import type { ActivityRecord } from '../../shared/activity-record.js';
 
-const isAscii = (s: string): boolean => /^[\x00-\x7f]*$/.test(s);
+const isAscii = (s: string): boolean => !/[\u0080-\uffff]/.test(s);
 const asciiLower = (s: string): string => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
 
 function textMatches(haystack: string | undefined, operator: string, needle: string): boolean {
