@@ -17,6 +17,14 @@ import { buildApiApp } from './api/api-app.js';
 import { buildAuditApp } from './audit/audit-app.js';
 import { buildConsoleApp } from './console/console-app.js';
 import { createLogger, type Logger } from './log/logger.js';
+import { AuditStore } from './store/audit-store.js';
+import { AuditReader } from './store/audit-reader.js';
+import { SearchIndex } from './store/search-index.js';
+import { MarkCodec } from './audit/continuation-mark.js';
+import { AuditService } from './audit/audit-service.js';
+import { BodyParsePool } from './audit/body-parse-pool.js';
+import { AuditUserService } from './users/audit-user-service.js';
+import { platformGroups, type GroupResolver } from './platform/local-groups.js';
 
 /** The console is for the person at this machine: loopback only, never a setting (DESIGN.md §1). */
 export const CONSOLE_HOST = '127.0.0.1';
@@ -27,6 +35,8 @@ export interface AgentOptions {
   ports?: { api?: number | undefined; audit?: number | undefined; console?: number | undefined };
   log?: Logger;
   version?: string;
+  /** Where InGroup/NotInGroup look up local groups (default: the platform's; tests pass files). */
+  localGroups?: GroupResolver;
 }
 
 export interface AgentUrls {
@@ -41,6 +51,8 @@ export interface RunningAgent {
   readonly settings: SettingsStore;
   readonly identity: TlsIdentity;
   readonly allowList: AllowList;
+  /** The audit database, its substring index and the audit API's users. */
+  readonly audit: { store: AuditStore; index: SearchIndex; users: AuditUserService };
   readonly ports: { api: number; audit: number; console: number };
   urls(): AgentUrls;
   /** Closes listeners, then stores. Safe to call twice. */
@@ -67,9 +79,39 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     const unsubscribe = settings.onChange((next) => allowList.replace(next.allowList));
     cleanups.push(async () => unsubscribe());
 
+    const store = AuditStore.open({ file: paths.auditDb });
+    cleanups.push(async () => store.close());
+    const index = SearchIndex.start({
+      audit: paths.auditDb,
+      search: paths.auditSearchDb,
+      log: log.child('search-index'),
+    });
+    cleanups.push(() => index.stop());
+    const reader = new AuditReader({ file: paths.auditDb, searchFile: paths.auditSearchDb });
+    cleanups.push(async () => reader.close());
+    const parsePool = new BodyParsePool();
+    cleanups.push(() => parsePool.close());
+    const users = new AuditUserService(settings);
+    cleanups.push(async () => users.close());
+    const marks = await MarkCodec.load(paths.secrets);
+    const auditService = new AuditService({
+      reader,
+      store,
+      marks,
+      groups: options.localGroups ?? platformGroups(),
+      index,
+    });
+
     const s = settings.current;
     const apiApp = buildApiApp({ log: log.child('api') });
-    const auditApp = buildAuditApp({ log: log.child('audit'), vendor: () => settings.current.auditApi.vendor });
+    const auditApp = buildAuditApp({
+      log: log.child('audit'),
+      vendor: () => settings.current.auditApi.vendor,
+      users,
+      service: auditService,
+      reader,
+      parsePool,
+    });
     let urls: AgentUrls | null = null;
     const consoleApp = buildConsoleApp({
       log: log.child('console'),
@@ -142,6 +184,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       settings,
       identity,
       allowList,
+      audit: { store, index, users },
       ports,
       urls: currentUrls,
       stop: () => (stopping ??= runCleanups().then(() => log.info('agent stopped'))),

@@ -52,6 +52,8 @@ export interface FilterSpec {
 export const MAX_VALUE_LENGTH = 4096;
 /** Conditions per search; bounds the SQL a search can produce. */
 export const MAX_CONDITIONS = 64;
+/** Characters of all values of one search together; keeps continuation marks small. */
+export const MAX_TOTAL_VALUE_LENGTH = 16_384;
 
 const text = (maxLength = MAX_VALUE_LENGTH): FilterSpec => ({
   operators: TEXT_OPERATORS,
@@ -107,6 +109,8 @@ export class FilterError extends Error {
   constructor(
     message: string,
     readonly location: string,
+    /** `conversion`: the value does not convert to its type (a date that is not a date). */
+    readonly kind: 'value' | 'conversion' = 'value',
   ) {
     super(message);
     this.name = 'FilterError';
@@ -209,6 +213,7 @@ function checkDateTime(value: string, location: string): number {
     throw new FilterError(
       `"${value}" is not a date-time with an offset, like 2026-11-20T10:15:30Z or 2026-11-20T10:15:30+02:00`,
       location,
+      'conversion',
     );
   }
   return ms;
@@ -217,7 +222,11 @@ function checkDateTime(value: string, location: string): number {
 function checkTime(value: string, location: string): number {
   const ms = parseTimeOfDay(value);
   if (ms === null) {
-    throw new FilterError(`"${value}" is not a time of day with an offset, like 09:00:00Z or 17:30:00+02:00`, location);
+    throw new FilterError(
+      `"${value}" is not a time of day with an offset, like 09:00:00Z or 17:30:00+02:00`,
+      location,
+      'conversion',
+    );
   }
   return ms;
 }
@@ -226,6 +235,13 @@ function checkTime(value: string, location: string): number {
 export function pushCondition(list: FilterCondition[], condition: FilterCondition, location: string): void {
   if (list.length >= MAX_CONDITIONS) {
     throw new FilterError(`a search may hold at most ${MAX_CONDITIONS} filter values`, location);
+  }
+  const size = (c: FilterCondition): number => JSON.stringify(c.value).length;
+  if (list.reduce((sum, c) => sum + size(c), size(condition)) > MAX_TOTAL_VALUE_LENGTH) {
+    throw new FilterError(
+      `the filter values of a search may hold at most ${MAX_TOTAL_VALUE_LENGTH} characters`,
+      location,
+    );
   }
   list.push(condition);
 }

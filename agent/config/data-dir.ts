@@ -43,6 +43,8 @@ export function dataPaths(dataDir: string) {
     certificate: path.join(dataDir, 'tls', 'cert.pem'),
     privateKey: path.join(dataDir, 'tls', 'key.pem'),
     auditDb: path.join(dataDir, 'audit.db'),
+    /** Substring index of the audit records; derived data, rebuilt when missing. */
+    auditSearchDb: path.join(dataDir, 'audit-search.db'),
     logs: path.join(dataDir, 'logs'),
     secrets: path.join(dataDir, 'secrets'),
     consoleToken: path.join(dataDir, 'secrets', 'console-token'),

@@ -9,5 +9,6 @@ export async function startTestAgent(options: Partial<AgentOptions> = {}): Promi
     ports: { api: 0, audit: 0, console: 0, ...options.ports },
     log: options.log ?? silentLogger,
     ...(options.version ? { version: options.version } : {}),
+    ...(options.localGroups ? { localGroups: options.localGroups } : {}),
   });
 }
