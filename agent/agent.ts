@@ -37,6 +37,8 @@ export interface AgentOptions {
   version?: string;
   /** Where InGroup/NotInGroup look up local groups (default: the platform's; tests pass files). */
   localGroups?: GroupResolver;
+  /** How long an audit search works before it yields to the event loop (default 8 ms; tests use 0). */
+  auditStepMs?: number;
 }
 
 export interface AgentUrls {
@@ -87,7 +89,11 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       log: log.child('search-index'),
     });
     cleanups.push(() => index.stop());
-    const reader = new AuditReader({ file: paths.auditDb, searchFile: paths.auditSearchDb });
+    const reader = new AuditReader({
+      file: paths.auditDb,
+      searchFile: paths.auditSearchDb,
+      ...(options.auditStepMs !== undefined ? { stepMs: options.auditStepMs } : {}),
+    });
     cleanups.push(async () => reader.close());
     const parsePool = new BodyParsePool();
     cleanups.push(() => parsePool.close());

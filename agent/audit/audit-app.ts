@@ -192,7 +192,9 @@ export function buildAuditApp(deps: AuditAppDeps): Koa {
         );
       }
     }
-    const page = await deps.service.page(position, query.count, () => ctx.req.destroyed);
+    // The client went away when its socket did (a request stream is destroyed once read, so not that).
+    const socket = ctx.socket;
+    const page = await deps.service.page(position, query.count, () => socket.destroyed);
     ctx.status = 200;
     ctx.set('Cache-Control', 'no-store');
     ctx.type = query.format === 'json' ? 'application/json; charset=utf-8' : 'application/xml; charset=utf-8';

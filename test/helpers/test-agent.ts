@@ -10,5 +10,6 @@ export async function startTestAgent(options: Partial<AgentOptions> = {}): Promi
     log: options.log ?? silentLogger,
     ...(options.version ? { version: options.version } : {}),
     ...(options.localGroups ? { localGroups: options.localGroups } : {}),
+    ...(options.auditStepMs !== undefined ? { auditStepMs: options.auditStepMs } : {}),
   });
 }
