@@ -9,6 +9,7 @@ import { compileSearch } from '../store/audit-query.js';
 import { AuditDatabaseError, type AuditReader } from '../store/audit-reader.js';
 import type { AuditStore } from '../store/audit-store.js';
 import type { SearchIndex } from '../store/search-index.js';
+import { databaseFileProblem } from '../store/database-file.js';
 import { GroupsUnsupportedError, type GroupResolver } from '../platform/local-groups.js';
 import { ErrorCodes, inputError } from './audit-errors.js';
 import { InvalidMarkError, type MarkCodec, type MarkPayload } from './continuation-mark.js';
@@ -114,6 +115,11 @@ export class AuditService {
    */
   write(records: readonly NewActivityRecord[]): void {
     const { store } = this.deps;
+    const problem = databaseFileProblem(store.file);
+    if (problem !== null) {
+      this.writerFailed = true;
+      throw new AuditDatabaseError(problem);
+    }
     try {
       if (this.writerFailed) store.reopen();
       else store.reopenIfReplaced();

@@ -15,12 +15,12 @@
  * and surfaces as AuditDatabaseError; the next call opens the database again, so the API recovers
  * by itself once the file is back.
  */
-import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import type { RecordRow } from './audit-store.js';
 import { FOLD_FUNCTION, type CompiledSearch } from './audit-query.js';
 import { fileIdentity, sameFile } from './search-indexer.js';
 import { SEARCH_TABLE } from './search-index-schema.js';
+import { databaseFileProblem } from './database-file.js';
 
 /** The audit database cannot be used; `message` says why, without paths or SQL. */
 export class AuditDatabaseError extends Error {
@@ -92,10 +92,11 @@ export class AuditReader {
   }
 
   private connection(): Connection {
+    const problem = databaseFileProblem(this.options.file);
     const current = fileIdentity(this.options.file);
-    if (current === null) {
+    if (problem !== null || current === null) {
       this.close();
-      throw new AuditDatabaseError('the audit database file is missing');
+      throw new AuditDatabaseError(problem ?? 'the audit database file is missing');
     }
     if (this.conn && !sameFile(current, this.conn.id)) this.close();
     if (!this.conn) {
@@ -283,21 +284,5 @@ export class PageCancelled extends Error {
   constructor() {
     super('page search cancelled');
     this.name = 'PageCancelled';
-  }
-}
-
-/** For tests and tools: whether a file looks like a SQLite database at all. */
-export function hasSqliteHeader(file: string): boolean {
-  try {
-    const fd = fs.openSync(file, 'r');
-    try {
-      const header = Buffer.alloc(16);
-      fs.readSync(fd, header, 0, 16, 0);
-      return header.toString('latin1') === 'SQLite format 3\u0000';
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {
-    return false;
   }
 }

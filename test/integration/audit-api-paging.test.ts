@@ -6,7 +6,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NewActivityRecord } from '../../shared/activity-record.js';
-import { startAuditFixture, recordsNs, xmlMark, xmlRids, xmlError, type AuditFixture } from '../helpers/audit-fixture.js';
+import {
+  startAuditFixture,
+  recordsNs,
+  xmlMark,
+  xmlRids,
+  xmlError,
+  type AuditFixture,
+} from '../helpers/audit-fixture.js';
 import { validateResponse } from '../helpers/xml-schema.js';
 import { AuditClient } from '../helpers/audit-client.js';
 import { startTestAgent } from '../helpers/test-agent.js';
@@ -105,7 +112,9 @@ describe('paging through 10,000 records in pages of 777', () => {
   });
 
   it('refuses a mark sent with a different FilterList', async () => {
-    const first = JSON.parse((await fx.reader.postJson('activity_records/search?count=5', { FilterList: { Who: 'user7' } })).body);
+    const first = JSON.parse(
+      (await fx.reader.postJson('activity_records/search?count=5', { FilterList: { Who: 'user7' } })).body,
+    );
     const res = await fx.reader.postJson('activity_records/search', {
       ContinuationMark: first.ContinuationMark,
       FilterList: { Who: 'user8' },
@@ -124,7 +133,10 @@ describe('marks over time', () => {
       mark = next.ContinuationMark ?? mark;
       if (next.ActivityRecordList.length === 0) break;
     }
-    const write = await fx.writer.postJson('activity_records/', [record(1, 'HOST\\latecomer'), record(2, 'HOST\\latecomer')]);
+    const write = await fx.writer.postJson('activity_records/', [
+      record(1, 'HOST\\latecomer'),
+      record(2, 'HOST\\latecomer'),
+    ]);
     expect(write.status).toBe(200);
     page = await enumJson(10_000, mark);
     expect(page.ActivityRecordList.map((r) => r.Who)).toEqual(['HOST\\latecomer', 'HOST\\latecomer']);
@@ -164,7 +176,10 @@ describe('marks over time', () => {
       const error = JSON.parse(res.body).ErrorList[0];
       expect(error.Category).toBe('InputError');
       expect(error.Description).toMatch(/^0x8007000D .*ContinuationMark/);
-      const xml = await fx.reader.postXml('activity_records/enum', `<ContinuationMark xmlns="${recordsNs()}">${bad}</ContinuationMark>`);
+      const xml = await fx.reader.postXml(
+        'activity_records/enum',
+        `<ContinuationMark xmlns="${recordsNs()}">${bad}</ContinuationMark>`,
+      );
       expect(xml.status).toBe(400);
       validateResponse(xml.body);
       expect(xmlError(xml.body).category).toBe('InputError');
@@ -178,7 +193,9 @@ describe('marks after a restart', () => {
     await first.audit.users.add({ name: 'auditor', roles: ['reader'], password: PASSWORD });
     first.audit.store.insertBatch(Array.from({ length: 30 }, (_, i) => record(i)));
     let client = new AuditClient(first, `auditor:${PASSWORD}`);
-    const page = JSON.parse((await client.request({ path: 'activity_records/enum?format=json&count=10' })).body) as JsonPage;
+    const page = JSON.parse(
+      (await client.request({ path: 'activity_records/enum?format=json&count=10' })).body,
+    ) as JsonPage;
     client.close();
     const dataDir = first.dataDir;
     await first.stop();
@@ -186,7 +203,9 @@ describe('marks after a restart', () => {
     const second = await startTestAgent({ dataDir });
     try {
       client = new AuditClient(second, `auditor:${PASSWORD}`);
-      const next = JSON.parse((await client.postJson('activity_records/enum?count=100', page.ContinuationMark)).body) as JsonPage;
+      const next = JSON.parse(
+        (await client.postJson('activity_records/enum?count=100', page.ContinuationMark)).body,
+      ) as JsonPage;
       expect(next.ActivityRecordList).toHaveLength(20);
       expect(new Set([...page.ActivityRecordList, ...next.ActivityRecordList].map((r) => r.RID)).size).toBe(30);
       client.close();
