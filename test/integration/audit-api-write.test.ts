@@ -27,7 +27,7 @@ async function findWho(who: string): Promise<Array<Record<string, unknown>>> {
 }
 
 describe('write', () => {
-  it('stores an XML ActivityRecordList (the replaced product\'s example) and answers 200 with an empty body', async () => {
+  it("stores an XML ActivityRecordList (the replaced product's example) and answers 200 with an empty body", async () => {
     const body = `<?xml version="1.0" encoding="utf-8"?><ActivityRecordList xmlns="${ns}">${xmlRecord('ENTERPRISE\\Administrator', '<RID>20170219144349000ABCDEFABCDEFABCDEFABCDEFABCDEFAB</RID><DataSource>Mine</DataSource><Workstation>10.0.0.1</Workstation><DetailList><Detail><PropertyName>Department</PropertyName><Before>Sales</Before><After>R&amp;D</After></Detail></DetailList><IsArchiveOnly>false</IsArchiveOnly>')}</ActivityRecordList>`;
     validateXml(body, 'activity-records');
     const res = await fx.writer.postXml('activity_records/', body);
@@ -51,20 +51,54 @@ describe('write', () => {
 
   it('stores a bare JSON array, keys in any case', async () => {
     const res = await fx.writer.postJson('activity_records/', [
-      { who: 'json\\one', action: 'Removed', what: 'x', when: '2026-11-20T10:00:00+02:00', where: 'h', objecttype: 'File', item: { name: 'i (Integration)' } },
-      { Who: 'json\\two', Action: 'Read', What: 'y', When: '2026-11-20T10:00:00Z', Where: 'h', ObjectType: 'File', DataSource: 'ignored' },
+      {
+        who: 'json\\one',
+        action: 'Removed',
+        what: 'x',
+        when: '2026-11-20T10:00:00+02:00',
+        where: 'h',
+        objecttype: 'File',
+        item: { name: 'i (Integration)' },
+      },
+      {
+        Who: 'json\\two',
+        Action: 'Read',
+        What: 'y',
+        When: '2026-11-20T10:00:00Z',
+        Where: 'h',
+        ObjectType: 'File',
+        DataSource: 'ignored',
+      },
     ]);
     expect(res.status, res.body).toBe(200);
-    expect((await findWho('json\\one'))[0]).toMatchObject({ When: '2026-11-20T08:00:00Z', Item: { Name: 'i (Integration)' }, DataSource: 'Vigil API' });
+    expect((await findWho('json\\one'))[0]).toMatchObject({
+      When: '2026-11-20T08:00:00Z',
+      Item: { Name: 'i (Integration)' },
+      DataSource: 'Vigil API',
+    });
     expect((await findWho('json\\two'))[0]).toMatchObject({ DataSource: 'Vigil API' });
   });
 
   it('refuses a record without a required field, naming it, and writes nothing of the request', async () => {
     const before = fx.agent.audit.store.count();
     for (const field of ['Who', 'Action', 'What', 'When', 'Where', 'ObjectType']) {
-      const record: Record<string, string> = { Who: 'w', Action: 'Added', What: 'x', When: '2026-11-20T10:00:00Z', Where: 'h', ObjectType: 'File' };
+      const record: Record<string, string> = {
+        Who: 'w',
+        Action: 'Added',
+        What: 'x',
+        When: '2026-11-20T10:00:00Z',
+        Where: 'h',
+        ObjectType: 'File',
+      };
       delete record[field];
-      const res = await fx.writer.postJson('activity_records/', [{ ...record, Who: 'ok' }, record].map((r, i) => (i === 0 ? { Who: 'first', Action: 'Added', What: 'x', When: '2026-11-20T10:00:00Z', Where: 'h', ObjectType: 'File' } : r)));
+      const res = await fx.writer.postJson(
+        'activity_records/',
+        [{ ...record, Who: 'ok' }, record].map((r, i) =>
+          i === 0
+            ? { Who: 'first', Action: 'Added', What: 'x', When: '2026-11-20T10:00:00Z', Where: 'h', ObjectType: 'File' }
+            : r,
+        ),
+      );
       expect(res.status).toBe(400);
       const error = JSON.parse(res.body).ErrorList[0];
       expect(error.Category).toBe('InputError');
@@ -77,7 +111,10 @@ describe('write', () => {
     );
     expect(xml.status).toBe(400);
     validateResponse(xml.body);
-    expect(xmlError(xml.body)).toMatchObject({ category: 'InputError', location: '/ActivityRecordList/ActivityRecord[2]/When' });
+    expect(xmlError(xml.body)).toMatchObject({
+      category: 'InputError',
+      location: '/ActivityRecordList/ActivityRecord[2]/When',
+    });
     expect(fx.agent.audit.store.count()).toBe(before);
   });
 
@@ -97,13 +134,26 @@ describe('write', () => {
   });
 
   it('takes at most 1,000 records per request', async () => {
-    const record = { Who: 'bulk', Action: 'Added', What: 'x', When: '2026-11-20T10:00:00Z', Where: 'h', ObjectType: 'File' };
+    const record = {
+      Who: 'bulk',
+      Action: 'Added',
+      What: 'x',
+      When: '2026-11-20T10:00:00Z',
+      Where: 'h',
+      ObjectType: 'File',
+    };
     const before = fx.agent.audit.store.count();
-    const over = await fx.writer.postJson('activity_records/', Array.from({ length: 1001 }, () => record));
+    const over = await fx.writer.postJson(
+      'activity_records/',
+      Array.from({ length: 1001 }, () => record),
+    );
     expect(over.status).toBe(400);
     expect(JSON.parse(over.body).ErrorList[0].Description).toMatch(/1000 records/);
     expect(fx.agent.audit.store.count()).toBe(before);
-    const ok = await fx.writer.postJson('activity_records/', Array.from({ length: 1000 }, () => record));
+    const ok = await fx.writer.postJson(
+      'activity_records/',
+      Array.from({ length: 1000 }, () => record),
+    );
     expect(ok.status).toBe(200);
     expect(fx.agent.audit.store.count()).toBe(before + 1000);
   });
@@ -121,11 +171,17 @@ describe('write', () => {
     const refused = await fx.writer.postXml('activity_records/', body);
     delay.disable();
     expect(refused.status).toBe(400);
-    expect(xmlError(refused.body)).toMatchObject({ category: 'InputError', location: '/ActivityRecordList/ActivityRecord[1000]' });
+    expect(xmlError(refused.body)).toMatchObject({
+      category: 'InputError',
+      location: '/ActivityRecordList/ActivityRecord[1000]',
+    });
     expect(delay.max / 1e6).toBeLessThan(60);
 
     // The same size, valid: stored in one transaction.
-    const ok = await fx.writer.postXml('activity_records/', `<ActivityRecordList xmlns="${ns}">${records.join('')}</ActivityRecordList>`);
+    const ok = await fx.writer.postXml(
+      'activity_records/',
+      `<ActivityRecordList xmlns="${ns}">${records.join('')}</ActivityRecordList>`,
+    );
     expect(ok.status, ok.body).toBe(200);
     expect((await findWho('big\\999')).length).toBe(1);
   });
