@@ -7,6 +7,7 @@
  */
 import {
   FILTER_SPECS,
+  checkOperator,
   FilterError,
   lookupFilter,
   lookupOperator,
@@ -93,6 +94,7 @@ function readWhen(value: unknown, at: string, out: FilterCondition[]): void {
     const wrapped = isJsonObject(item) ? operatorWrapper(item) : null;
     if (wrapped) {
       for (const [operator, operand] of wrapped) {
+        checkOperator('When', operator, itemAt); // before the operand, so the error names the operator
         pushCondition(out, whenCondition(operator, whenValue(operand, itemAt), itemAt), itemAt);
       }
     } else {

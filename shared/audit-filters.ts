@@ -142,7 +142,8 @@ export function lookupTimeframe(name: string, caseInsensitive: boolean): Timefra
   return found === name ? found : null;
 }
 
-function checkOperator(filter: FilterName, operatorName: string | undefined, location: string): Operator {
+/** The operator a value names (or the filter's default), refused when it does not apply to the filter. */
+export function checkOperator(filter: FilterName, operatorName: string | undefined, location: string): Operator {
   const spec = FILTER_SPECS[filter];
   if (operatorName === undefined) return spec.defaultOperator;
   const operator = lookupOperator(operatorName, true);

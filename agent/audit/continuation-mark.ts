@@ -110,6 +110,11 @@ export class MarkCodec {
     }
     const payload = Buffer.from(parts[0]!, 'base64url');
     const given = Buffer.from(parts[1]!, 'base64url');
+    // Only the canonical spelling: base64 leaves spare bits in the last character, and an
+    // edited mark must not be accepted just because it decodes to the same bytes.
+    if (payload.toString('base64url') !== parts[0] || given.toString('base64url') !== parts[1]) {
+      throw new InvalidMarkError('not a continuation mark');
+    }
     if (given.length !== 32 || !crypto.timingSafeEqual(given, this.mac(payload))) {
       throw new InvalidMarkError('the mark was not issued by this Vigil or has been changed');
     }

@@ -57,6 +57,8 @@ interface CacheEntry {
 }
 
 const MAX_CACHE_ENTRIES = 1000;
+/** Everything a check depends on: a changed salt, hash or cost invalidates a cached result. */
+const stamp = (user: AuditUser): string => JSON.stringify(user.passwordHash);
 const view = (user: AuditUser): AuditUserView => ({
   name: user.name,
   roles: [...user.roles],
@@ -93,7 +95,7 @@ export class AuditUserService {
     private readonly options: AuditUserServiceOptions = {},
   ) {
     this.unsubscribe = settings.onChange((next) => {
-      const current = new Map(next.auditUsers.map((u) => [u.name.toLowerCase(), u.passwordHash.hash]));
+      const current = new Map(next.auditUsers.map((u) => [u.name.toLowerCase(), stamp(u)]));
       for (const [name, entry] of this.cache) if (current.get(name) !== entry.storedHash) this.cache.delete(name);
     });
   }
@@ -256,7 +258,7 @@ export class AuditUserService {
     const cached = this.cache.get(key);
     if (
       cached &&
-      cached.storedHash === user.passwordHash.hash &&
+      cached.storedHash === stamp(user) &&
       cached.expires > this.now() &&
       crypto.timingSafeEqual(cached.digest, digest)
     ) {
@@ -266,10 +268,10 @@ export class AuditUserService {
     const ok = await this.gate.run(() => verifyPassword(password, user.passwordHash));
     // The user may have changed while scrypt ran: only cache against what is current now.
     const current = this.find(name);
-    if (!ok || !current || current.passwordHash.hash !== user.passwordHash.hash) return null;
+    if (!ok || !current || stamp(current) !== stamp(user)) return null;
     if (this.cache.size >= MAX_CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(key, {
-      storedHash: user.passwordHash.hash,
+      storedHash: stamp(user),
       digest,
       expires: this.now() + (this.options.cacheTtlMs ?? 300_000),
     });
@@ -278,7 +280,8 @@ export class AuditUserService {
 
   /** Whether a check of `name` would be answered from the cache (for tests and diagnostics). */
   isCached(name: string): boolean {
-    return this.cache.has(name.toLowerCase());
+    const entry = this.cache.get(name.toLowerCase());
+    return entry !== undefined && entry.expires > this.now();
   }
 
   close(): void {
