@@ -20,6 +20,7 @@ import { createLogger, type Logger } from './log/logger.js';
 import { AuditStore } from './store/audit-store.js';
 import { AuditReader } from './store/audit-reader.js';
 import { SearchIndex } from './store/search-index.js';
+import { RecordJsonPool } from './store/record-json-pool.js';
 import { MarkCodec } from './audit/continuation-mark.js';
 import { AuditService } from './audit/audit-service.js';
 import { BodyParsePool } from './audit/body-parse-pool.js';
@@ -95,6 +96,8 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       ...(options.auditStepMs !== undefined ? { stepMs: options.auditStepMs } : {}),
     });
     cleanups.push(async () => reader.close());
+    const recordPool = new RecordJsonPool(paths.auditDb);
+    cleanups.push(() => recordPool.close());
     const parsePool = new BodyParsePool();
     cleanups.push(() => parsePool.close());
     const users = new AuditUserService(settings);
@@ -116,6 +119,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       users,
       service: auditService,
       reader,
+      recordPool,
       parsePool,
     });
     let urls: AgentUrls | null = null;

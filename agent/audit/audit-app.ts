@@ -20,12 +20,13 @@ import { readBody } from './body-reader.js';
 import type { BodyParsePool } from './body-parse-pool.js';
 import { LoginLimiter } from './login-limiter.js';
 import { parseQuery, requestedFormat } from './query-params.js';
-import { recordPageStream, type WireFormat } from './record-stream.js';
+import { SMALL_PAGE, recordPageBuffer, recordPageStream, type WireFormat } from './record-stream.js';
 import { jsonBody, xmlBody } from './request-body.js';
 import { errorListJson, errorListXml } from './response-writers.js';
 import { markFromJson, markFromXml, searchFromJson, searchFromXml } from './search-request.js';
 import { vendorProfile } from './vendor-profile.js';
 import type { AuditReader } from '../store/audit-reader.js';
+import type { RecordJsonPool } from '../store/record-json-pool.js';
 
 export interface AuditAppDeps {
   log: Logger;
@@ -34,6 +35,8 @@ export interface AuditAppDeps {
   users: AuditUserService;
   service: AuditService;
   reader: AuditReader;
+  /** Builds JSON pages on a second core (optional). */
+  recordPool?: RecordJsonPool;
   parsePool: BodyParsePool;
   limits?: AuditLimits;
   limiter?: LoginLimiter;
@@ -198,13 +201,16 @@ export function buildAuditApp(deps: AuditAppDeps): Koa {
     ctx.status = 200;
     ctx.set('Cache-Control', 'no-store');
     ctx.type = query.format === 'json' ? 'application/json; charset=utf-8' : 'application/xml; charset=utf-8';
-    ctx.body = recordPageStream({
+    const recordPage = {
       reader: deps.reader,
+      ...(deps.recordPool ? { pool: deps.recordPool } : {}),
       seqs: page.seqs,
       format: query.format,
       profile,
       mark: page.mark,
-    });
+    };
+    // Large pages are streamed a slice at a time; small ones leave in one write.
+    ctx.body = page.seqs.length <= SMALL_PAGE ? recordPageBuffer(recordPage) : recordPageStream(recordPage);
   });
   return app;
 }

@@ -4,8 +4,9 @@
  * of the event loop (the generator yields between slices; the socket's backpressure pauses it).
  */
 import { Readable } from 'node:stream';
-import { rowToRecord } from '../store/audit-store.js';
+import { rawToRecord } from '../store/raw-record.js';
 import type { AuditReader } from '../store/audit-reader.js';
+import type { RecordJsonPool } from '../store/record-json-pool.js';
 import type { VendorProfile } from './vendor-profile.js';
 import {
   RECORD_LIST_JSON_HEAD,
@@ -17,33 +18,65 @@ import {
 
 export type WireFormat = 'xml' | 'json';
 
-const SLICE = 500;
+const SLICE = 1000;
 
 export interface RecordPage {
   reader: AuditReader;
+  /** Builds every other JSON slice on a second core; optional. */
+  pool?: RecordJsonPool;
   seqs: readonly number[];
   format: WireFormat;
   profile: VendorProfile;
   mark: string | null;
 }
 
-async function* chunks(page: RecordPage): AsyncGenerator<string> {
+const COMMA = Buffer.from(',');
+
+async function* chunks(page: RecordPage): AsyncGenerator<string | Buffer> {
   const json = page.format === 'json';
   yield json ? RECORD_LIST_JSON_HEAD : recordListXmlHead(page.profile, page.mark);
-  let first = true;
-  for (let i = 0; i < page.seqs.length; i += SLICE) {
-    // A record removed by retention since the page was chosen is simply not there.
-    const rows = page.reader.fetchRows(page.seqs.slice(i, i + SLICE));
-    let out = '';
-    for (const row of rows) {
-      const record = rowToRecord(row);
-      out += json ? (first ? '' : ',') + JSON.stringify(record) : recordXml(record);
-      first = false;
+  const slices: number[][] = [];
+  for (let i = 0; i < page.seqs.length; i += SLICE) slices.push(page.seqs.slice(i, i + SLICE));
+  if (json) {
+    // Odd slices go to the worker at once; this thread builds the even ones meanwhile.
+    const pool = page.pool?.available ? page.pool : null;
+    const fromWorker = slices.map((slice, i) => (pool && i % 2 === 1 ? pool.fetchJson(slice) : null));
+    fromWorker.forEach((p) => p?.catch(() => undefined)); // awaited below; not an unhandled rejection meanwhile
+    let first = true;
+    for (let i = 0; i < slices.length; i++) {
+      const bytes = (await fromWorker[i]) ?? page.reader.fetchJson(slices[i]!);
+      if (bytes.length > 0) {
+        if (!first) yield COMMA;
+        yield bytes;
+        first = false;
+      }
+      await new Promise((resolve) => setImmediate(resolve));
     }
-    yield out;
-    await new Promise((resolve) => setImmediate(resolve));
+  } else {
+    for (const slice of slices) {
+      // A record removed by retention since the page was chosen is simply not there.
+      let out = '';
+      for (const row of page.reader.fetchRaw(slice)) out += recordXml(rawToRecord(row));
+      yield out;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
   yield json ? recordListJsonTail(page.mark) : RECORD_LIST_XML_TAIL;
+}
+
+/** Pages up to this size are answered in one piece: one write, a Content-Length, no stream machinery. */
+export const SMALL_PAGE = 200;
+
+/** A small page as one buffer (the first page of a selective search, the empty last page). */
+export function recordPageBuffer(page: RecordPage): Buffer {
+  const json = page.format === 'json';
+  const parts: Array<Buffer | string> = [json ? RECORD_LIST_JSON_HEAD : recordListXmlHead(page.profile, page.mark)];
+  if (page.seqs.length > 0) {
+    if (json) parts.push(page.reader.fetchJson([...page.seqs]));
+    else for (const row of page.reader.fetchRaw(page.seqs)) parts.push(recordXml(rawToRecord(row)));
+  }
+  parts.push(json ? recordListJsonTail(page.mark) : RECORD_LIST_XML_TAIL);
+  return Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)));
 }
 
 export function recordPageStream(page: RecordPage): Readable {
