@@ -6,7 +6,8 @@
  *    ripgrep over the same records as a TSV file, measured in the same run;
  * 3. enumerating every record as JSON in pages of 10,000: records/s and the agent's resident memory;
  * 4. the agent's event-loop delay (monitorEventLoopDelay) during each phase.
- * The agent runs in this process; the HTTP client runs in a child process. Results go to
+ * The compiled agent runs in this process (its resident memory is this process's: an upper
+ * bound); the HTTP client runs in a child process. Results go to
  * docs/benchmarks.md. Exit code 1 when a target of the issue is missed.
  * Environment: BENCH_RECORDS (default 1000000), BENCH_KEEP=1 keeps the data directory.
  */
@@ -17,11 +18,13 @@ import path from 'node:path';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { startAgent } from '../agent/agent.js';
-import { dataPaths } from '../agent/config/data-dir.js';
-import { silentLogger } from '../agent/log/logger.js';
-import { AuditStore } from '../agent/store/audit-store.js';
-import { SearchIndex } from '../agent/store/search-index.js';
+// The compiled agent (npm run bench:audit builds first): what ships, workers included, and
+// without the TypeScript loader in every thread inflating the memory figure.
+import { startAgent } from '../dist/agent/agent.js';
+import { dataPaths } from '../dist/agent/config/data-dir.js';
+import { silentLogger } from '../dist/agent/log/logger.js';
+import { AuditStore } from '../dist/agent/store/audit-store.js';
+import { SearchIndex } from '../dist/agent/store/search-index.js';
 import type { NewActivityRecord } from '../shared/activity-record.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

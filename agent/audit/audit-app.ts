@@ -20,7 +20,8 @@ import { readBody } from './body-reader.js';
 import type { BodyParsePool } from './body-parse-pool.js';
 import { LoginLimiter } from './login-limiter.js';
 import { parseQuery, requestedFormat } from './query-params.js';
-import { SMALL_PAGE, recordPageBuffer, recordPageStream, type WireFormat } from './record-stream.js';
+import { SMALL_PAGE, pageSlices, recordPageBuffer, recordPageStream, type WireFormat } from './record-stream.js';
+import { ReadAhead } from './read-ahead.js';
 import { jsonBody, xmlBody } from './request-body.js';
 import { errorListJson, errorListXml } from './response-writers.js';
 import { markFromJson, markFromXml, searchFromJson, searchFromXml } from './search-request.js';
@@ -86,6 +87,7 @@ function checkContentType(header: string | undefined, format: WireFormat): void 
 export function buildAuditApp(deps: AuditAppDeps): Koa {
   const limits = deps.limits ?? AUDIT_LIMITS;
   const limiter = deps.limiter ?? new LoginLimiter();
+  const readAhead = new ReadAhead();
   const app = new Koa({ proxy: false });
   app.silent = true;
 
@@ -164,12 +166,13 @@ export function buildAuditApp(deps: AuditAppDeps): Koa {
     }
 
     let position;
+    let incomingMark: string | null = null;
     if (endpoint === 'enum' && ctx.method === 'GET') {
       position = deps.service.start([]);
     } else if (endpoint === 'enum') {
       const bytes = await readBody(ctx.req, limits.readBodyBytes);
-      const mark = query.format === 'json' ? markFromJson(jsonBody(bytes)) : markFromXml(xmlBody(bytes), profile);
-      position = deps.service.resume(mark, '/ContinuationMark');
+      incomingMark = query.format === 'json' ? markFromJson(jsonBody(bytes)) : markFromXml(xmlBody(bytes), profile);
+      position = deps.service.resume(incomingMark, '/ContinuationMark');
     } else {
       const bytes = await readBody(ctx.req, limits.readBodyBytes);
       const request =
@@ -197,7 +200,8 @@ export function buildAuditApp(deps: AuditAppDeps): Koa {
     }
     // The client went away when its socket did (a request stream is destroyed once read, so not that).
     const socket = ctx.socket;
-    const page = await deps.service.page(position, query.count, () => socket.destroyed);
+    const prepared = incomingMark === null ? null : readAhead.take(ReadAhead.key(incomingMark, query.count));
+    const page = prepared ?? (await deps.service.page(position, query.count, () => socket.destroyed));
     ctx.status = 200;
     ctx.set('Cache-Control', 'no-store');
     ctx.type = query.format === 'json' ? 'application/json; charset=utf-8' : 'application/xml; charset=utf-8';
@@ -208,9 +212,28 @@ export function buildAuditApp(deps: AuditAppDeps): Koa {
       format: query.format,
       profile,
       mark: page.mark,
+      ...(prepared ? { prepared: prepared.slices } : {}),
     };
     // Large pages are streamed a slice at a time; small ones leave in one write.
     ctx.body = page.seqs.length <= SMALL_PAGE ? recordPageBuffer(recordPage) : recordPageStream(recordPage);
+
+    // A full page of an export in JSON: prepare the next one while the client reads this one.
+    const pool = deps.recordPool;
+    if (pool && query.format === 'json' && position.conditions.length === 0 && page.seqs.length === query.count) {
+      const key = ReadAhead.key(page.mark, query.count);
+      setImmediate(() => {
+        deps.service
+          .page(page.next, query.count, () => false)
+          .then(
+            (ahead) => {
+              if (ahead.seqs.length !== query.count || !pool.available) return;
+              const slices = pageSlices(ahead.seqs).map((slice) => pool.fetchJson(slice));
+              readAhead.put(key, { ...ahead, slices });
+            },
+            () => undefined, // the request for that page will report any failure itself
+          );
+      });
+    }
   });
   return app;
 }

@@ -26,6 +26,8 @@ export interface AuditServiceDeps {
 export interface PageOutcome {
   seqs: number[];
   mark: string;
+  /** Where the next page starts (what `mark` encodes). */
+  next: MarkPayload;
 }
 
 function describeFailure(error: unknown): string {
@@ -105,8 +107,8 @@ export class AuditService {
       groupMembers: (group) => members.get(group) ?? [],
     });
     const found = await this.deps.reader.findPage(compiled, position.after, count, cancelled);
-    const mark = this.deps.marks.encode({ ...position, after: found.through });
-    return { seqs: found.seqs, mark };
+    const next = { ...position, after: found.through };
+    return { seqs: found.seqs, mark: this.deps.marks.encode(next), next };
   }
 
   /**

@@ -28,6 +28,15 @@ export interface RecordPage {
   format: WireFormat;
   profile: VendorProfile;
   mark: string | null;
+  /** JSON slices already requested (read-ahead.ts), one per SLICE records of `seqs`. */
+  prepared?: Array<Promise<Buffer>>;
+}
+
+/** The slices a page is built in. */
+export function pageSlices(seqs: readonly number[]): number[][] {
+  const slices: number[][] = [];
+  for (let i = 0; i < seqs.length; i += SLICE) slices.push(seqs.slice(i, i + SLICE));
+  return slices;
 }
 
 const COMMA = Buffer.from(',');
@@ -35,16 +44,24 @@ const COMMA = Buffer.from(',');
 async function* chunks(page: RecordPage): AsyncGenerator<string | Buffer> {
   const json = page.format === 'json';
   yield json ? RECORD_LIST_JSON_HEAD : recordListXmlHead(page.profile, page.mark);
-  const slices: number[][] = [];
-  for (let i = 0; i < page.seqs.length; i += SLICE) slices.push(page.seqs.slice(i, i + SLICE));
+  const slices = pageSlices(page.seqs);
   if (json) {
     // Odd slices go to the worker at once; this thread builds the even ones meanwhile.
     const pool = page.pool?.available ? page.pool : null;
-    const fromWorker = slices.map((slice, i) => (pool && i % 2 === 1 ? pool.fetchJson(slice) : null));
+    const fromWorker: Array<Promise<Buffer> | null> =
+      page.prepared && page.prepared.length === slices.length
+        ? page.prepared
+        : slices.map((slice, i) => (pool && i % 2 === 1 ? pool.fetchJson(slice) : null));
     fromWorker.forEach((p) => p?.catch(() => undefined)); // awaited below; not an unhandled rejection meanwhile
     let first = true;
     for (let i = 0; i < slices.length; i++) {
-      const bytes = (await fromWorker[i]) ?? page.reader.fetchJson(slices[i]!);
+      let bytes: Buffer | null = null;
+      try {
+        bytes = (await fromWorker[i]) ?? null;
+      } catch {
+        bytes = null; // the worker failed this slice: build it here (and report a real failure)
+      }
+      bytes ??= page.reader.fetchJson(slices[i]!);
       if (bytes.length > 0) {
         if (!first) yield COMMA;
         yield bytes;
