@@ -55,13 +55,9 @@ async function* chunks(page: RecordPage): AsyncGenerator<string | Buffer> {
     fromWorker.forEach((p) => p?.catch(() => undefined)); // awaited below; not an unhandled rejection meanwhile
     let first = true;
     for (let i = 0; i < slices.length; i++) {
-      let bytes: Buffer | null = null;
-      try {
-        bytes = (await fromWorker[i]) ?? null;
-      } catch {
-        bytes = null; // the worker failed this slice: build it here (and report a real failure)
-      }
-      bytes ??= page.reader.fetchJson(slices[i]!);
+      // A slice the worker failed is built here instead (which reports a real database failure).
+      const fromPool = await Promise.resolve(fromWorker[i]).catch(() => null);
+      const bytes = fromPool ?? page.reader.fetchJson(slices[i]!);
       if (bytes.length > 0) {
         if (!first) yield COMMA;
         yield bytes;

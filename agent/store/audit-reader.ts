@@ -20,7 +20,7 @@ import { FOLD_FUNCTION, type CompiledSearch } from './audit-query.js';
 import { fileIdentity, sameFile } from './search-indexer.js';
 import { SEARCH_TABLE } from './search-index-schema.js';
 import { databaseFileProblem } from './database-file.js';
-import { RECORD_JSON_SQL } from './raw-record.js';
+import { recordsJson } from './raw-record.js';
 
 /** The audit database cannot be used; `message` says why, without paths or SQL. */
 export class AuditDatabaseError extends Error {
@@ -311,25 +311,10 @@ export class AuditReader {
     });
   }
 
-  /**
-   * The JSON of the records for `seqs` (ascending), comma-separated, built by SQLite and handed
-   * over as UTF-8 bytes (a BLOB), ready for the socket without a round trip through a JS string.
-   */
+  /** The JSON of the records for `seqs` (ascending), comma-separated, as UTF-8 bytes. */
   fetchJson(seqs: readonly number[]): Buffer {
     if (seqs.length === 0) return Buffer.alloc(0);
-    const first = seqs[0]!;
-    const last = seqs[seqs.length - 1]!;
-    return this.use((conn) => {
-      const contiguous = last - first + 1 === seqs.length;
-      const where = contiguous ? 'seq >= ? AND seq <= ?' : 'seq IN (SELECT value FROM json_each(?))';
-      const json = this.statement(
-        conn,
-        `SELECT CAST(group_concat(${RECORD_JSON_SQL}, ',' ORDER BY seq) AS BLOB) FROM activity_records WHERE ${where}`,
-      )
-        .pluck()
-        .get(...(contiguous ? [first, last] : [JSON.stringify(seqs)])) as Buffer | null;
-      return json ?? Buffer.alloc(0);
-    });
+    return this.use((conn) => recordsJson(seqs, (sql) => this.statement(conn, sql)));
   }
 
   close(): void {

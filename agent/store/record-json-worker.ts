@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { RECORD_JSON_SQL } from './raw-record.js';
+import { recordsJson } from './raw-record.js';
 import { fileIdentity, sameFile } from './search-indexer.js';
 
 export interface RecordJsonJob {
@@ -18,10 +18,9 @@ const port = parentPort!;
 const file = (workerData as { file: string }).file;
 let db: Database.Database | null = null;
 let id: ReturnType<typeof fileIdentity> = null;
-let byRange: Database.Statement | null = null;
-let byList: Database.Statement | null = null;
+const statements = new Map<string, Database.Statement>();
 
-function connection(): { byRange: Database.Statement; byList: Database.Statement } {
+function connection(): Database.Database {
   const current = fileIdentity(file);
   if (db && !sameFile(current, id)) {
     db.close();
@@ -30,27 +29,29 @@ function connection(): { byRange: Database.Statement; byList: Database.Statement
   if (!db) {
     db = new Database(file, { readonly: true, fileMustExist: true, timeout: 250 });
     id = current;
-    const select = `SELECT CAST(group_concat(${RECORD_JSON_SQL}, ',' ORDER BY seq) AS BLOB) FROM activity_records`;
-    byRange = db.prepare(`${select} WHERE seq >= ? AND seq <= ?`).pluck();
-    byList = db.prepare(`${select} WHERE seq IN (SELECT value FROM json_each(?))`).pluck();
+    statements.clear();
   }
-  return { byRange: byRange!, byList: byList! };
+  return db;
+}
+
+function prepare(sql: string): Database.Statement {
+  let statement = statements.get(sql);
+  if (!statement) statements.set(sql, (statement = connection().prepare(sql)));
+  return statement;
 }
 
 port.on('message', (job: RecordJsonJob) => {
   try {
-    const statements = connection();
-    const first = job.seqs[0]!;
-    const last = job.seqs[job.seqs.length - 1]!;
-    const result =
-      last - first + 1 === job.seqs.length
-        ? statements.byRange.get(first, last)
-        : statements.byList.get(JSON.stringify(job.seqs));
-    const bytes = result instanceof Uint8Array ? result : new Uint8Array(0);
-    port.postMessage({ id: job.id, bytes } satisfies RecordJsonReply, [bytes.buffer as ArrayBuffer]);
+    connection();
+    const json = job.seqs.length === 0 ? Buffer.alloc(0) : recordsJson(job.seqs, prepare);
+    const bytes = new Uint8Array(json.buffer, json.byteOffset, json.byteLength);
+    // Transfer only a buffer of its own (small Buffers share Node's pool and cannot move).
+    const own = json.byteOffset === 0 && json.byteLength === json.buffer.byteLength ? bytes : new Uint8Array(bytes);
+    port.postMessage({ id: job.id, bytes: own } satisfies RecordJsonReply, [own.buffer as ArrayBuffer]);
   } catch (error) {
     db?.close();
     db = null;
+    statements.clear();
     port.postMessage({ id: job.id, error: (error as Error).message } satisfies RecordJsonReply);
   }
 });
