@@ -1,6 +1,11 @@
-/** A small HTTPS client for the audit API: keep-alive, the agent's certificate as the only CA. */
+/**
+ * A small HTTPS client for the audit API: keep-alive, the agent's certificate as the only CA.
+ * Every XML document it receives is validated against docs/schemas/ (issue 6: every XML
+ * response in the tests), so a test cannot forget to.
+ */
 import https from 'node:https';
 import type { RunningAgent } from '../../agent/agent.js';
+import { validateResponse } from './xml-schema.js';
 
 export interface AuditResponse {
   status: number;
@@ -53,13 +58,15 @@ export class AuditClient {
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () =>
-            resolve({
-              status: res.statusCode ?? 0,
-              headers: res.headers,
-              body: Buffer.concat(chunks).toString('utf8'),
-            }),
-          );
+          res.on('end', () => {
+            const body = Buffer.concat(chunks).toString('utf8');
+            try {
+              if (/^application\/xml/.test(String(res.headers['content-type'] ?? ''))) validateResponse(body, vendor);
+              resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+            } catch (error) {
+              reject(error as Error);
+            }
+          });
           res.on('error', reject);
         },
       );
