@@ -95,7 +95,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       searchFile: paths.auditSearchDb,
       ...(options.auditStepMs !== undefined ? { stepMs: options.auditStepMs } : {}),
     });
-    cleanups.push(async () => reader.close());
+    cleanups.push(async () => reader.close(true));
     const recordPool = new RecordJsonPool(paths.auditDb);
     cleanups.push(() => recordPool.close());
     const parsePool = new BodyParsePool();

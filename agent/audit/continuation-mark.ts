@@ -13,6 +13,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileDurably } from '../config/durable-file.js';
 import {
+  lookupTimeframe,
   textCondition,
   whenCondition,
   workingHoursCondition,
@@ -52,13 +53,12 @@ function conditionFrom(raw: unknown): FilterCondition {
   try {
     if (filter === 'When') {
       const v = value as { timeframe?: string; from?: string | null; to?: string | null };
-      return whenCondition(
-        operator,
-        typeof v?.timeframe === 'string'
-          ? { timeframe: v.timeframe as 'Today' }
-          : { from: v?.from ?? null, to: v?.to ?? null },
-        '',
-      );
+      if (typeof v?.timeframe === 'string') {
+        const timeframe = lookupTimeframe(v.timeframe, false);
+        if (timeframe === null) throw new InvalidMarkError('bad condition');
+        return whenCondition(operator, { timeframe }, '');
+      }
+      return whenCondition(operator, { from: v?.from ?? null, to: v?.to ?? null }, '');
     }
     if (filter === 'WorkingHours') {
       const v = value as { from?: string; to?: string };

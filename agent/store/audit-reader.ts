@@ -98,11 +98,13 @@ const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmedi
 export class AuditReader {
   private conn: Connection | null = null;
   private window = 16_384;
+  private closed = false;
 
   constructor(private readonly options: AuditReaderOptions) {}
 
   /** Runs `work` on a healthy connection; any database failure closes it and becomes AuditDatabaseError. */
   private use<T>(work: (conn: Connection) => T): T {
+    if (this.closed) throw new AuditDatabaseError('the agent is stopping');
     try {
       return work(this.connection());
     } catch (error) {
@@ -317,7 +319,9 @@ export class AuditReader {
     return this.use((conn) => recordsJson(seqs, (sql) => this.statement(conn, sql)));
   }
 
-  close(): void {
+  /** Closes the connection; when `final`, later calls fail instead of opening it again. */
+  close(final = false): void {
+    if (final) this.closed = true;
     const conn = this.conn;
     this.conn = null;
     if (conn?.db.open) conn.db.close();
