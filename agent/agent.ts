@@ -37,6 +37,14 @@ import { ensureLocalAgentId, LocalAgent } from './api/local-agent.js';
 import { ConsoleToken } from './console/console-token.js';
 import { ConsoleSessions } from './console/console-sessions.js';
 import { buildClientsRouter } from './console/clients-router.js';
+import { AuditReader } from './store/audit-reader.js';
+import { SearchIndex } from './store/search-index.js';
+import { RecordJsonPool } from './store/record-json-pool.js';
+import { MarkCodec } from './audit/continuation-mark.js';
+import { AuditService } from './audit/audit-service.js';
+import { BodyParsePool } from './audit/body-parse-pool.js';
+import { AuditUserService } from './users/audit-user-service.js';
+import { platformGroups, type GroupResolver } from './platform/local-groups.js';
 
 /** The console is for the person at this machine: loopback only, never a setting (DESIGN.md §1). */
 export const CONSOLE_HOST = '127.0.0.1';
@@ -60,6 +68,10 @@ export interface AgentOptions {
   changeRecorder?: ChangeRecorder;
   /** auth.db durability; FULL unless a benchmark or test chooses otherwise. */
   tokenSync?: 'FULL' | 'NORMAL';
+  /** Where InGroup/NotInGroup look up local groups (default: the platform's; tests pass files). */
+  localGroups?: GroupResolver;
+  /** How long an audit search works before it yields to the event loop (default 8 ms; tests use 0). */
+  auditStepMs?: number;
 }
 
 export interface AgentUrls {
@@ -74,6 +86,8 @@ export interface RunningAgent {
   readonly settings: SettingsStore;
   readonly identity: TlsIdentity;
   readonly allowList: AllowList;
+  /** The audit database, its substring index and the audit API's users. */
+  readonly audit: { store: AuditStore; index: SearchIndex; users: AuditUserService };
   readonly ports: { api: number; audit: number; console: number };
   /** The audit store (activity records), open for the agent's lifetime. */
   readonly store: AuditStore;
@@ -149,6 +163,33 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     const sessions = new ConsoleSessions(now);
     let bound: { api: number; console: number } = { api: 0, console: 0 };
 
+    const index = SearchIndex.start({
+      audit: paths.auditDb,
+      search: paths.auditSearchDb,
+      log: log.child('search-index'),
+    });
+    cleanups.push(() => index.stop());
+    const reader = new AuditReader({
+      file: paths.auditDb,
+      searchFile: paths.auditSearchDb,
+      ...(options.auditStepMs !== undefined ? { stepMs: options.auditStepMs } : {}),
+    });
+    cleanups.push(async () => reader.close(true));
+    const recordPool = new RecordJsonPool(paths.auditDb);
+    cleanups.push(() => recordPool.close());
+    const parsePool = new BodyParsePool();
+    cleanups.push(() => parsePool.close());
+    const users = new AuditUserService(settings);
+    cleanups.push(async () => users.close());
+    const marks = await MarkCodec.load(paths.secrets);
+    const auditService = new AuditService({
+      reader,
+      store,
+      marks,
+      groups: options.localGroups ?? platformGroups(),
+      index,
+    });
+
     const s = settings.current;
     const localAgent = new LocalAgent({
       settings,
@@ -166,7 +207,15 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       authenticate: bearerAuth({ tokens: auth.tokens, clients: auth.clients }),
       routes,
     });
-    const auditApp = buildAuditApp({ log: log.child('audit'), vendor: () => settings.current.auditApi.vendor });
+    const auditApp = buildAuditApp({
+      log: log.child('audit'),
+      vendor: () => settings.current.auditApi.vendor,
+      users,
+      service: auditService,
+      reader,
+      recordPool,
+      parsePool,
+    });
     let urls: AgentUrls | null = null;
     const consoleApp = buildConsoleApp({
       log: log.child('console'),
@@ -251,6 +300,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       settings,
       identity,
       allowList,
+      audit: { store, index, users },
       ports,
       store,
       activity,

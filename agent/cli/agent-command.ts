@@ -10,7 +10,7 @@ import { createLogger, parseLogLevel } from '../log/logger.js';
 import { packageVersion } from './package-info.js';
 import { parsePort, UsageError } from './usage-error.js';
 
-export const AGENT_USAGE = `vigil agent [--data-dir DIR] [--api-port N] [--audit-port N] [--console-port N]`;
+import { AGENT_USAGE } from './agent-usage.js';
 
 export async function runAgentCommand(argv: string[]): Promise<number> {
   let values;

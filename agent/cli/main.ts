@@ -3,7 +3,8 @@
  * exit 2 with a one-line message, failures exit 1 with the reason, never a stack trace for an
  * expected failure (port in use, unusable settings file).
  */
-import { runAgentCommand, AGENT_USAGE } from './agent-command.js';
+import { AGENT_USAGE } from './agent-usage.js';
+import { USER_USAGE } from './user-usage.js';
 import { runClientCommand, CLIENT_USAGE } from './client-command.js';
 import { runConsoleCommand, CONSOLE_USAGE } from './console-command.js';
 import { AgentUnreachableError } from './admin-client.js';
@@ -16,7 +17,9 @@ import { AgentAlreadyRunningError } from '../config/agent-lock.js';
 type Command = (argv: string[]) => Promise<number>;
 
 const COMMANDS: Record<string, Command> = {
-  agent: runAgentCommand,
+  // Loaded on demand: `vigil user list` need not load the whole agent (HTTPS, SQLite, XML).
+  agent: async (argv) => (await import('./agent-command.js')).runAgentCommand(argv),
+  user: async (argv) => (await import('./user-command.js')).runUserCommand(argv),
   client: runClientCommand,
   console: runConsoleCommand,
 };
@@ -25,6 +28,7 @@ const USAGE = `usage:
   ${AGENT_USAGE}
   ${CLIENT_USAGE}
   ${CONSOLE_USAGE}
+  ${USER_USAGE}
   vigil --version`;
 
 /** Failures the operator can fix: printed as one line, no stack trace. */

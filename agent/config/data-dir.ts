@@ -45,6 +45,8 @@ export function dataPaths(dataDir: string) {
     auditDb: path.join(dataDir, 'audit.db'),
     /** Issued access and refresh tokens (agent/auth/token-store.ts). */
     authDb: path.join(dataDir, 'auth.db'),
+    /** Substring index of the audit records; derived data, rebuilt when missing. */
+    auditSearchDb: path.join(dataDir, 'audit-search.db'),
     logs: path.join(dataDir, 'logs'),
     secrets: path.join(dataDir, 'secrets'),
     consoleToken: path.join(dataDir, 'secrets', 'console-token'),

@@ -1,7 +1,7 @@
 /**
  * The settings document (`settings.json` in the data dir) and its defaults. Every section is a
  * strict object so a typo in a hand-edited file is reported instead of silently ignored.
- * Later capabilities add their own sections here (clients, users, hosts, outputs, ...).
+ * Sections with more than a few fields live in their own files (clients, audit users, monitoring).
  */
 import { z } from 'zod';
 import { DEFAULT_ALLOW_LIST, parseAllowListEntry } from '../../shared/ip-address.js';
@@ -12,8 +12,11 @@ import {
   logStorageSchema,
   outputSchema,
 } from './monitoring-schema.js';
-import { PERMISSIONS } from '../../shared/permissions.js';
-import { CLIENT_NAME_MAX, clientNameProblem } from '../../shared/client-application.js';
+import { clientApplicationSchema, clientsSchema } from './clients-schema.js';
+import { AUDIT_ROLES, auditUserSchema, auditUsersSchema, passwordHashSchema } from './audit-users-schema.js';
+
+export * from './clients-schema.js';
+export * from './audit-users-schema.js';
 
 export const SETTINGS_SCHEMA_VERSION = 1;
 
@@ -62,45 +65,6 @@ export const localAgentSettingsSchema = z.strictObject({
     .optional(),
 });
 
-const isoTimeSchema = z.iso.datetime({ offset: false });
-
-/**
- * A client application of the agent API (DESIGN.md §4). The secret itself is never stored:
- * only HMAC-SHA256(pepper, secret) in hex, the pepper living in `secrets/` (agent/auth/pepper.ts).
- */
-export const clientApplicationSchema = z.strictObject({
-  id: z.string().regex(/^[0-9a-f]{32}$/, '32 lower-case hex digits'),
-  name: z
-    .string()
-    .max(CLIENT_NAME_MAX)
-    .superRefine((value, ctx) => {
-      const problem = clientNameProblem(value);
-      if (problem) ctx.addIssue({ code: 'custom', message: problem });
-    }),
-  permissions: z
-    .array(z.enum(PERMISSIONS))
-    .max(PERMISSIONS.length)
-    .refine((list) => new Set(list).size === list.length, 'a permission is listed twice'),
-  secretHash: z.string().regex(/^[0-9a-f]{64}$/, 'an HMAC-SHA256 in hex'),
-  secretExpiresAt: isoTimeSchema,
-  createdAt: isoTimeSchema,
-});
-
-export const clientsSchema = z
-  .array(clientApplicationSchema)
-  .max(1000)
-  .superRefine((clients, ctx) => {
-    const ids = new Set<string>();
-    const names = new Set<string>();
-    clients.forEach((client, index) => {
-      if (ids.has(client.id)) ctx.addIssue({ code: 'custom', path: [index, 'id'], message: 'duplicate client id' });
-      const key = client.name.toLowerCase();
-      if (names.has(key)) ctx.addIssue({ code: 'custom', path: [index, 'name'], message: 'duplicate client name' });
-      ids.add(client.id);
-      names.add(key);
-    });
-  });
-
 export const settingsSchema = z
   .strictObject({
     schemaVersion: z.literal(SETTINGS_SCHEMA_VERSION).default(SETTINGS_SCHEMA_VERSION),
@@ -121,11 +85,16 @@ export const settingsSchema = z
     outputs: z.array(outputSchema).max(1000).default([]),
     logStorage: logStorageSchema.prefault({}),
     auditStore: auditStoreSettingsSchema.prefault({}),
+    /** Users of the audit API (HTTP Basic); managed with `vigil user` and the console. */
+    auditUsers: auditUsersSchema.default([]),
   })
   .superRefine(checkMonitoringSection);
 
 export type Settings = z.infer<typeof settingsSchema>;
 export type StoredClientApplication = z.infer<typeof clientApplicationSchema>;
+export type AuditUser = z.infer<typeof auditUserSchema>;
+export type AuditRole = (typeof AUDIT_ROLES)[number];
+export type PasswordHash = z.infer<typeof passwordHashSchema>;
 
 export function defaultSettings(): Settings {
   return settingsSchema.parse({});

@@ -16,5 +16,7 @@ export async function startTestAgent(options: Partial<AgentOptions> = {}): Promi
     ...(options.version ? { version: options.version } : {}),
     ...(options.now ? { now: options.now } : {}),
     ...(options.changeRecorder ? { changeRecorder: options.changeRecorder } : {}),
+    ...(options.localGroups ? { localGroups: options.localGroups } : {}),
+    ...(options.auditStepMs !== undefined ? { auditStepMs: options.auditStepMs } : {}),
   });
 }

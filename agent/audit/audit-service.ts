@@ -1,0 +1,136 @@
+/**
+ * What the audit endpoints do, without HTTP: run a page of a search (and issue its mark),
+ * continue a mark, write records. The Koa app (audit-app.ts) parses requests into these calls
+ * and shapes their results.
+ */
+import type { NewActivityRecord } from '../../shared/activity-record.js';
+import { canonicalConditions, sameConditions, type FilterCondition } from '../../shared/audit-filters.js';
+import { compileSearch } from '../store/audit-query.js';
+import { AuditDatabaseError, type AuditReader } from '../store/audit-reader.js';
+import type { AuditStore } from '../store/audit-store.js';
+import type { SearchIndex } from '../store/search-index.js';
+import { databaseFileProblem } from '../store/database-file.js';
+import { GroupsUnsupportedError, type GroupResolver } from '../platform/local-groups.js';
+import { ErrorCodes, inputError } from './audit-errors.js';
+import { InvalidMarkError, type MarkCodec, type MarkPayload } from './continuation-mark.js';
+
+export interface AuditServiceDeps {
+  reader: AuditReader;
+  store: AuditStore;
+  marks: MarkCodec;
+  groups: GroupResolver;
+  index?: SearchIndex;
+  now?: () => number;
+}
+
+export interface PageOutcome {
+  seqs: number[];
+  mark: string;
+  /** Where the next page starts (what `mark` encodes). */
+  next: MarkPayload;
+}
+
+function describeFailure(error: unknown): string {
+  const e = error as { code?: unknown; message?: unknown };
+  const message = typeof e.message === 'string' ? e.message : String(error);
+  return typeof e.code === 'string' && e.code.startsWith('SQLITE_') ? `${message} (${e.code})` : message;
+}
+
+export class AuditService {
+  private writerFailed = false;
+
+  constructor(private readonly deps: AuditServiceDeps) {}
+
+  /** A new search (or enumeration, with no conditions) from its first page. */
+  start(conditions: readonly FilterCondition[]): MarkPayload {
+    return { conditions: canonicalConditions(conditions), reference: this.deps.now?.() ?? Date.now(), after: 0 };
+  }
+
+  /** Reads a client's mark; a forged, edited or foreign one is an InputError. */
+  resume(mark: string, location: string): MarkPayload {
+    try {
+      return this.deps.marks.decode(mark);
+    } catch (error) {
+      if (error instanceof InvalidMarkError) {
+        throw inputError(ErrorCodes.invalidMark, `Invalid ContinuationMark: ${error.message}`, location);
+      }
+      throw error;
+    }
+  }
+
+  /** A search request that carries both a mark and a FilterList must repeat the mark's search. */
+  checkSameSearch(position: MarkPayload, conditions: readonly FilterCondition[], location: string): void {
+    if (!sameConditions(position.conditions, conditions)) {
+      throw inputError(
+        ErrorCodes.invalidMark,
+        'the ContinuationMark belongs to a different FilterList; send the FilterList it was issued for, or none',
+        location,
+      );
+    }
+  }
+
+  private async groupMembers(conditions: readonly FilterCondition[]): Promise<Map<string, string[]>> {
+    const members = new Map<string, string[]>();
+    for (const c of conditions) {
+      if (c.filter !== 'Who' || (c.operator !== 'InGroup' && c.operator !== 'NotInGroup') || members.has(c.value))
+        continue;
+      let list: string[] | null;
+      try {
+        list = await this.deps.groups.members(c.value);
+      } catch (error) {
+        if (error instanceof GroupsUnsupportedError) {
+          throw inputError(
+            ErrorCodes.invalidArgument,
+            `Who ${c.operator}: ${error.message}`,
+            '/ActivityRecordSearch/FilterList/Who',
+          );
+        }
+        throw error;
+      }
+      if (list === null) {
+        throw inputError(
+          ErrorCodes.invalidArgument,
+          `Who ${c.operator}: "${c.value}" is not a local group of this machine`,
+          '/ActivityRecordSearch/FilterList/Who',
+        );
+      }
+      members.set(c.value, list);
+    }
+    return members;
+  }
+
+  /** Finds the next page; its mark continues after it (also when it is empty: for records written later). */
+  async page(position: MarkPayload, count: number, cancelled: () => boolean): Promise<PageOutcome> {
+    const members = await this.groupMembers(position.conditions);
+    const compiled = compileSearch(position.conditions, {
+      reference: position.reference,
+      groupMembers: (group) => members.get(group) ?? [],
+    });
+    const found = await this.deps.reader.findPage(compiled, position.after, count, cancelled);
+    const next = { ...position, after: found.through };
+    return { seqs: found.seqs, mark: this.deps.marks.encode(next), next };
+  }
+
+  /**
+   * Stores the records in one transaction (all or nothing). After a failure, or when the file
+   * was replaced, the writer connection is opened again first, so writes recover by themselves.
+   */
+  write(records: readonly NewActivityRecord[]): void {
+    const { store } = this.deps;
+    const problem = databaseFileProblem(store.file);
+    if (problem !== null) {
+      this.writerFailed = true;
+      throw new AuditDatabaseError(problem);
+    }
+    try {
+      if (this.writerFailed) store.reopen();
+      else store.reopenIfReplaced();
+      this.writerFailed = false;
+      store.insertBatch(records);
+    } catch (error) {
+      this.writerFailed = true;
+      throw new AuditDatabaseError(describeFailure(error));
+    }
+    this.deps.index?.poke();
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * A page of records as a stream of text chunks: the rows are fetched and serialized a slice at
+ * a time, so a page of 10,000 records is never one string in memory and never one long block
+ * of the event loop (the generator yields between slices; the socket's backpressure pauses it).
+ */
+import { Readable } from 'node:stream';
+import { rawToRecord } from '../store/raw-record.js';
+import type { AuditReader } from '../store/audit-reader.js';
+import type { RecordJsonPool } from '../store/record-json-pool.js';
+import type { VendorProfile } from './vendor-profile.js';
+import {
+  RECORD_LIST_JSON_HEAD,
+  RECORD_LIST_XML_TAIL,
+  recordListJsonTail,
+  recordListXmlHead,
+  recordXml,
+} from './response-writers.js';
+
+export type WireFormat = 'xml' | 'json';
+
+const SLICE = 1000;
+
+export interface RecordPage {
+  reader: AuditReader;
+  /** Builds every other JSON slice on a second core; optional. */
+  pool?: RecordJsonPool;
+  seqs: readonly number[];
+  format: WireFormat;
+  profile: VendorProfile;
+  mark: string | null;
+  /** JSON slices already requested (read-ahead.ts), one per SLICE records of `seqs`. */
+  prepared?: Array<Promise<Buffer>>;
+}
+
+/** The slices a page is built in. */
+export function pageSlices(seqs: readonly number[]): number[][] {
+  const slices: number[][] = [];
+  for (let i = 0; i < seqs.length; i += SLICE) slices.push(seqs.slice(i, i + SLICE));
+  return slices;
+}
+
+const COMMA = Buffer.from(',');
+
+async function* chunks(page: RecordPage): AsyncGenerator<string | Buffer> {
+  const json = page.format === 'json';
+  yield json ? RECORD_LIST_JSON_HEAD : recordListXmlHead(page.profile, page.mark);
+  const slices = pageSlices(page.seqs);
+  if (json) {
+    // Odd slices go to the worker at once; this thread builds the even ones meanwhile.
+    const pool = page.pool?.available ? page.pool : null;
+    const fromWorker: Array<Promise<Buffer> | null> =
+      page.prepared && page.prepared.length === slices.length
+        ? page.prepared
+        : slices.map((slice, i) => (pool && i % 2 === 1 ? pool.fetchJson(slice) : null));
+    fromWorker.forEach((p) => p?.catch(() => undefined)); // awaited below; not an unhandled rejection meanwhile
+    let first = true;
+    for (let i = 0; i < slices.length; i++) {
+      // A slice the worker failed is built here instead (which reports a real database failure).
+      const fromPool = await Promise.resolve(fromWorker[i]).catch(() => null);
+      const bytes = fromPool ?? page.reader.fetchJson(slices[i]!);
+      if (bytes.length > 0) {
+        if (!first) yield COMMA;
+        yield bytes;
+        first = false;
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  } else {
+    for (const slice of slices) {
+      // A record removed by retention since the page was chosen is simply not there.
+      let out = '';
+      for (const row of page.reader.fetchRaw(slice)) out += recordXml(rawToRecord(row));
+      yield out;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+  yield json ? recordListJsonTail(page.mark) : RECORD_LIST_XML_TAIL;
+}
+
+/** Pages up to this size are answered in one piece: one write, a Content-Length, no stream machinery. */
+export const SMALL_PAGE = 200;
+
+/** A small page as one buffer (the first page of a selective search, the empty last page). */
+export function recordPageBuffer(page: RecordPage): Buffer {
+  const json = page.format === 'json';
+  const parts: Array<Buffer | string> = [json ? RECORD_LIST_JSON_HEAD : recordListXmlHead(page.profile, page.mark)];
+  if (page.seqs.length > 0) {
+    if (json) parts.push(page.reader.fetchJson([...page.seqs]));
+    else for (const row of page.reader.fetchRaw(page.seqs)) parts.push(recordXml(rawToRecord(row)));
+  }
+  parts.push(json ? recordListJsonTail(page.mark) : RECORD_LIST_XML_TAIL);
+  return Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)));
+}
+
+export function recordPageStream(page: RecordPage): Readable {
+  return Readable.from(chunks(page), { objectMode: false });
+}

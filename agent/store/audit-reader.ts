@@ -1,0 +1,337 @@
+/**
+ * The read side of the audit store: finds pages of a search and fetches their records, on its
+ * own read-only connection (WAL readers never wait for the writer, and a short busy timeout
+ * keeps a locked database from stalling the event loop).
+ *
+ * Paging is keyset paging on `seq`, the insertion order: a page is "the first `count` matching
+ * records with seq > after". Records are never changed after insertion and seq only grows, so
+ * pages never repeat or skip a record, even while records are being written.
+ *
+ * Work is bounded per synchronous step (security.md §0.11): candidates come from the substring
+ * index in slices, the rest is scanned in `seq` windows sized to a few milliseconds each, and the
+ * loop yields to the event loop between steps.
+ *
+ * Failures: a missing file, a damaged header, a lock — any SQLite failure — closes the connection
+ * and surfaces as AuditDatabaseError; the next call opens the database again, so the API recovers
+ * by itself once the file is back.
+ */
+import Database from 'better-sqlite3';
+import { FOLD_FUNCTION, type CompiledSearch } from './audit-query.js';
+import { fileIdentity, sameFile } from './search-indexer.js';
+import { SEARCH_TABLE } from './search-index-schema.js';
+import { databaseFileProblem } from './database-file.js';
+import { recordsJson } from './raw-record.js';
+
+/** The audit database cannot be used; `message` says why, without paths or SQL. */
+export class AuditDatabaseError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AuditDatabaseError';
+  }
+}
+
+export interface AuditReaderOptions {
+  file: string;
+  /** The substring index database kept by the indexer worker; optional. */
+  searchFile?: string;
+  /** How long a read waits for a lock before failing (blocks the thread: keep it short). */
+  busyTimeoutMs?: number;
+  /** Target duration of one synchronous step. */
+  stepMs?: number;
+}
+
+export interface PageResult {
+  /** `seq` of the records of the page, ascending. */
+  seqs: number[];
+  /** Every record with seq ≤ through has been considered: the next page starts after it. */
+  through: number;
+}
+
+/** Columns of a raw record row, in the order of RawRecordRow. */
+const RECORD_COLUMNS =
+  'seq, rid, when_ms, who, action, what, location, object_type, data_source, plan_name, plan_id, item_name, workstation, details';
+
+/**
+ * A record row as an array (better-sqlite3's raw mode: about three times faster than objects for
+ * whole pages). Positions: see RAW in raw-record.ts.
+ */
+export type RawRecordRow = [
+  number,
+  string,
+  number,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string | null,
+  string | null,
+  string | null,
+  string | null,
+  string | null,
+];
+const CANDIDATE_SLICE = 2000;
+const MIN_WINDOW = 1024;
+const MAX_WINDOW = 1 << 20;
+const ATTACH_RETRY_MS = 2000;
+
+function describeSqliteError(error: unknown): string {
+  const e = error as { code?: unknown; message?: unknown };
+  const message = typeof e.message === 'string' ? e.message : String(error);
+  return typeof e.code === 'string' && e.code.startsWith('SQLITE_') ? `${message} (${e.code})` : message;
+}
+
+const isSqliteFailure = (error: unknown): boolean =>
+  (error as { code?: unknown })?.code !== undefined || error instanceof TypeError;
+
+interface Connection {
+  db: Database.Database;
+  id: ReturnType<typeof fileIdentity>;
+  statements: Map<string, Database.Statement>;
+  search: { id: ReturnType<typeof fileIdentity> } | null;
+  attachTriedAt: number;
+}
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+export class AuditReader {
+  private conn: Connection | null = null;
+  private window = 16_384;
+  private closed = false;
+
+  constructor(private readonly options: AuditReaderOptions) {}
+
+  /** Runs `work` on a healthy connection; any database failure closes it and becomes AuditDatabaseError. */
+  private use<T>(work: (conn: Connection) => T): T {
+    if (this.closed) throw new AuditDatabaseError('the agent is stopping');
+    try {
+      return work(this.connection());
+    } catch (error) {
+      if (error instanceof AuditDatabaseError) throw error;
+      if (!isSqliteFailure(error)) throw error;
+      this.close();
+      throw new AuditDatabaseError(describeSqliteError(error));
+    }
+  }
+
+  private connection(): Connection {
+    const problem = databaseFileProblem(this.options.file);
+    const current = fileIdentity(this.options.file);
+    if (problem !== null || current === null) {
+      this.close();
+      throw new AuditDatabaseError(problem ?? 'the audit database file is missing');
+    }
+    if (this.conn && !sameFile(current, this.conn.id)) this.close();
+    if (!this.conn) {
+      const db = new Database(this.options.file, {
+        readonly: true,
+        fileMustExist: true,
+        timeout: this.options.busyTimeoutMs ?? 250,
+      });
+      try {
+        db.function(FOLD_FUNCTION, { deterministic: true }, (value: unknown) =>
+          typeof value === 'string' ? value.toLowerCase() : value,
+        );
+        db.prepare('SELECT seq FROM activity_records LIMIT 0').all(); // fails now if the file is not ours
+      } catch (error) {
+        db.close();
+        throw error;
+      }
+      this.conn = { db, id: current, statements: new Map(), search: null, attachTriedAt: 0 };
+    }
+    this.refreshSearch(this.conn);
+    return this.conn;
+  }
+
+  /** Attaches the index when it exists, re-attaches when the indexer replaced the file. */
+  private refreshSearch(conn: Connection): void {
+    const file = this.options.searchFile;
+    if (!file) return;
+    const id = fileIdentity(file);
+    if (conn.search && sameFile(id, conn.search.id)) return;
+    if (conn.search) this.detach(conn);
+    if (id === null || Date.now() - conn.attachTriedAt < ATTACH_RETRY_MS) return;
+    conn.attachTriedAt = Date.now();
+    try {
+      conn.db.prepare('ATTACH DATABASE ? AS search').run(file);
+      conn.search = { id };
+    } catch {
+      conn.search = null; // not there yet or unreadable: searches scan instead
+    }
+  }
+
+  private detach(conn: Connection): void {
+    for (const [sql] of conn.statements) if (sql.includes('search.')) conn.statements.delete(sql);
+    try {
+      conn.db.exec('DETACH DATABASE search');
+    } catch {
+      // already gone
+    }
+    conn.search = null;
+    conn.attachTriedAt = 0;
+  }
+
+  private statement(conn: Connection, sql: string): Database.Statement {
+    let statement = conn.statements.get(sql);
+    if (!statement) {
+      statement = conn.db.prepare(sql);
+      if (conn.statements.size >= 256) conn.statements.delete(conn.statements.keys().next().value!);
+      conn.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /** Highest `seq` in the store (0 when empty). */
+  maxSeq(): number {
+    return this.use(
+      (conn) => (this.statement(conn, 'SELECT max(seq) FROM activity_records').pluck().get() as number) ?? 0,
+    );
+  }
+
+  /** How far the substring index reaches, or 0 when it is not usable. */
+  private indexedUpto(conn: Connection): number {
+    if (!conn.search) return 0;
+    try {
+      const upto = this.statement(conn, 'SELECT indexed_upto FROM search.index_state WHERE id = 1').pluck().get();
+      return typeof upto === 'number' ? upto : 0;
+    } catch {
+      this.detach(conn);
+      return 0;
+    }
+  }
+
+  private candidates(conn: Connection, match: string, after: number, upto: number): number[] | null {
+    try {
+      const sql = `SELECT rowid FROM search.${SEARCH_TABLE} WHERE ${SEARCH_TABLE} MATCH ? AND rowid > ? AND rowid <= ?
+                   ORDER BY rowid LIMIT ${CANDIDATE_SLICE}`;
+      return this.statement(conn, sql).pluck().all(match, after, upto) as number[];
+    } catch {
+      this.detach(conn); // a damaged or vanished index: fall back to scanning
+      return null;
+    }
+  }
+
+  /**
+   * The next page of `search` after `after`: at most `count` records. `cancelled` is checked
+   * between steps (the client went away).
+   */
+  async findPage(
+    search: CompiledSearch,
+    after: number,
+    count: number,
+    cancelled: () => boolean = () => false,
+  ): Promise<PageResult> {
+    const seqs: number[] = [];
+    const { max, indexUpto } = this.use((conn) => {
+      const top = (this.statement(conn, 'SELECT max(seq) FROM activity_records').pluck().get() as number) ?? 0;
+      return { max: top, indexUpto: search.match ? Math.min(top, this.indexedUpto(conn)) : 0 };
+    });
+    let cursor = after;
+    let sliceStart = performance.now();
+    const pause = async (): Promise<void> => {
+      if (performance.now() - sliceStart < (this.options.stepMs ?? 8)) return;
+      await yieldToEventLoop();
+      if (cancelled()) throw new PageCancelled();
+      sliceStart = performance.now();
+    };
+
+    // 1. Records the index covers: verify its candidates, a slice at a time.
+    if (search.match !== null) {
+      const verify = `SELECT a.seq FROM activity_records AS a
+                       WHERE a.seq IN (SELECT value FROM json_each(?)) AND (${search.where})
+                       ORDER BY a.seq LIMIT ?`;
+      while (cursor < indexUpto && seqs.length < count) {
+        const page = this.use((conn) => {
+          const found = this.candidates(conn, search.match!, cursor, indexUpto);
+          if (found === null) return null;
+          if (found.length === 0) return { rows: [] as number[], next: indexUpto };
+          const rows = this.statement(conn, verify)
+            .pluck()
+            .all(JSON.stringify(found), ...search.params, count - seqs.length) as number[];
+          return { rows, next: found.length < CANDIDATE_SLICE ? indexUpto : found[found.length - 1]! };
+        });
+        if (page === null) break; // index unusable now: scan from the cursor
+        seqs.push(...page.rows);
+        cursor = seqs.length >= count ? seqs[seqs.length - 1]! : page.next;
+        await pause();
+      }
+    }
+
+    // 2. The rest: scan `seq` windows with the full predicate.
+    const unfiltered = search.where === '1';
+    const scan = `SELECT a.seq FROM activity_records AS a NOT INDEXED
+                   WHERE a.seq > ? AND a.seq <= ? AND (${search.where})
+                   ORDER BY a.seq LIMIT ?`;
+    while (cursor < max && seqs.length < count) {
+      const high = unfiltered ? max : Math.min(max, cursor + this.window);
+      const started = performance.now();
+      const rows = this.use(
+        (conn) =>
+          this.statement(conn, scan)
+            .pluck()
+            .all(cursor, high, ...search.params, count - seqs.length) as number[],
+      );
+      seqs.push(...rows);
+      cursor = seqs.length >= count ? seqs[seqs.length - 1]! : high;
+      if (!unfiltered) {
+        const took = Math.max(performance.now() - started, 0.25);
+        const target = this.options.stepMs ?? 8;
+        this.window = Math.min(MAX_WINDOW, Math.max(MIN_WINDOW, Math.round((this.window * target) / took)));
+      }
+      await pause();
+    }
+    return { seqs, through: Math.max(cursor, after) };
+  }
+
+  /**
+   * The stored rows for `seqs` (ascending, at most a few thousand per call), as arrays. Dense
+   * runs (an enumeration, a common search) are read as one `seq` range; sparse ones by list.
+   */
+  fetchRaw(seqs: readonly number[]): RawRecordRow[] {
+    if (seqs.length === 0) return [];
+    const first = seqs[0]!;
+    const last = seqs[seqs.length - 1]!;
+    return this.use((conn) => {
+      if (last - first + 1 <= 2 * seqs.length) {
+        const rows = this.statement(
+          conn,
+          `SELECT ${RECORD_COLUMNS} FROM activity_records WHERE seq >= ? AND seq <= ? ORDER BY seq`,
+        )
+          .raw(true)
+          .all(first, last) as RawRecordRow[];
+        if (rows.length === last - first + 1 && rows.length === seqs.length) return rows;
+        const wanted = new Set(seqs);
+        return rows.filter((row) => wanted.has(row[0]));
+      }
+      return this.statement(
+        conn,
+        `SELECT ${RECORD_COLUMNS} FROM activity_records WHERE seq IN (SELECT value FROM json_each(?)) ORDER BY seq`,
+      )
+        .raw(true)
+        .all(JSON.stringify(seqs)) as RawRecordRow[];
+    });
+  }
+
+  /** The JSON of the records for `seqs` (ascending), comma-separated, as UTF-8 bytes. */
+  fetchJson(seqs: readonly number[]): Buffer {
+    if (seqs.length === 0) return Buffer.alloc(0);
+    return this.use((conn) => recordsJson(seqs, (sql) => this.statement(conn, sql)));
+  }
+
+  /** Closes the connection; when `final`, later calls fail instead of opening it again. */
+  close(final = false): void {
+    if (final) this.closed = true;
+    const conn = this.conn;
+    this.conn = null;
+    if (conn?.db.open) conn.db.close();
+  }
+}
+
+/** The request that wanted the page is gone; nothing to answer. */
+export class PageCancelled extends Error {
+  constructor() {
+    super('page search cancelled');
+    this.name = 'PageCancelled';
+  }
+}

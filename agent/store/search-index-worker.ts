@@ -1,0 +1,73 @@
+/**
+ * Worker thread that runs the SearchIndexer: indexes new records as they arrive (polling, or
+ * at once when the agent pokes it after a write), prunes records retention removed, and backs
+ * off while the audit database cannot be read.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { SearchIndexer } from './search-indexer.js';
+
+export interface IndexWorkerConfig {
+  audit: string;
+  search: string;
+  pollMs: number;
+  chunk: number;
+  pruneEveryMs: number;
+}
+
+export type IndexWorkerCommand = { type: 'poke' } | { type: 'stop' };
+export type IndexWorkerMessage =
+  { type: 'progress'; indexedUpto: number } | { type: 'error'; message: string } | { type: 'stopped' };
+
+const port = parentPort!;
+const config = workerData as IndexWorkerConfig;
+const indexer = new SearchIndexer({ audit: config.audit, search: config.search });
+const post = (message: IndexWorkerMessage): void => port.postMessage(message);
+
+let stopping = false;
+let wake: (() => void) | null = null;
+port.on('message', (command: IndexWorkerCommand) => {
+  if (command.type === 'stop') stopping = true;
+  wake?.();
+});
+
+const pause = (ms: number): Promise<void> =>
+  new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      wake = null;
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    wake = done;
+  });
+
+async function run(): Promise<void> {
+  let failures = 0;
+  let lastPrune = 0;
+  let reported = -1;
+  while (!stopping) {
+    try {
+      const added = indexer.step(config.chunk);
+      if (Date.now() - lastPrune >= config.pruneEveryMs) {
+        indexer.prune(50_000);
+        lastPrune = Date.now();
+      }
+      const upto = indexer.state().indexed_upto;
+      if (upto !== reported) post({ type: 'progress', indexedUpto: (reported = upto) });
+      failures = 0;
+      if (added < config.chunk) await pause(config.pollMs);
+      else await new Promise((resolve) => setImmediate(resolve));
+    } catch (error) {
+      failures += 1;
+      post({ type: 'error', message: (error as Error).message });
+      indexer.close();
+      reported = -1;
+      await pause(Math.min(30_000, 250 * 2 ** Math.min(failures, 7)));
+    }
+  }
+  indexer.close();
+  post({ type: 'stopped' });
+  port.close(); // the listener would keep the thread alive
+}
+
+void run();

@@ -1,0 +1,77 @@
+/**
+ * An agent with audit users of each role and clients for them, for the audit API tests.
+ * Users: `auditor` (reader + contributor), `reader` (reader), `writer` (contributor).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { RunningAgent } from '../../agent/agent.js';
+import type { AgentOptions } from '../../agent/agent.js';
+import type { NewActivityRecord } from '../../shared/activity-record.js';
+import { AuditClient } from './audit-client.js';
+import { startTestAgent } from './test-agent.js';
+import { makeTempDir } from './temp-dir.js';
+
+export const PASSWORD = 'correct horse battery';
+
+export interface AuditFixture {
+  agent: RunningAgent;
+  auditor: AuditClient;
+  reader: AuditClient;
+  writer: AuditClient;
+  /** Inserts records straight into the store (as the pipeline does) and waits for the index. */
+  insert(records: NewActivityRecord[]): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startAuditFixture(options: Partial<AgentOptions> = {}): Promise<AuditFixture> {
+  // The audit API tests compare answers with exactly the records they insert, so the agent
+  // starts on an existing (empty) settings file: no first-run host, no self-audit record of it.
+  let dataDir = options.dataDir;
+  if (dataDir === undefined) {
+    dataDir = makeTempDir();
+    fs.writeFileSync(path.join(dataDir, 'settings.json'), '{}\n');
+  }
+  const agent = await startTestAgent({ ...options, dataDir });
+  const users = agent.audit.users;
+  if (!users.get('auditor')) {
+    await users.add({ name: 'auditor', roles: ['reader', 'contributor'], password: PASSWORD });
+    await users.add({ name: 'reader', roles: ['reader'], password: PASSWORD });
+    await users.add({ name: 'writer', roles: ['contributor'], password: PASSWORD });
+  }
+  const fixture: AuditFixture = {
+    agent,
+    auditor: new AuditClient(agent, `auditor:${PASSWORD}`),
+    reader: new AuditClient(agent, `reader:${PASSWORD}`),
+    writer: new AuditClient(agent, `writer:${PASSWORD}`),
+    async insert(records) {
+      for (let i = 0; i < records.length; i += 5000) agent.audit.store.insertBatch(records.slice(i, i + 5000));
+      const max = agent.audit.store.db.prepare('SELECT max(seq) FROM activity_records').pluck().get() as number;
+      await agent.audit.index.waitUntil(max, 20_000);
+    },
+    async stop() {
+      for (const client of [fixture.auditor, fixture.reader, fixture.writer]) client.close();
+      await agent.stop();
+    },
+  };
+  return fixture;
+}
+
+export const recordsNs = (vendor = 'vigil'): string =>
+  vendor === 'netwrix'
+    ? 'http://schemas.netwrix.com/api/v1/activity_records/'
+    : 'http://schemas.vigil.dev/api/v1/activity_records/';
+
+/** Minimal XML reading for tests: the RIDs, the mark and the error parts of a response. */
+export function xmlRids(xml: string): string[] {
+  return [...xml.matchAll(/<RID>([^<]+)<\/RID>/g)].map((m) => m[1]!);
+}
+export function xmlMark(xml: string): string | null {
+  return /<ContinuationMark>([^<]+)<\/ContinuationMark>/.exec(xml)?.[1] ?? null;
+}
+export function xmlError(xml: string): { category: string; description: string; location: string | null } {
+  return {
+    category: /<Category>([^<]*)<\/Category>/.exec(xml)?.[1] ?? '',
+    description: /<Description>([^<]*)<\/Description>/.exec(xml)?.[1] ?? '',
+    location: /<Location>([^<]*)<\/Location>/.exec(xml)?.[1] ?? null,
+  };
+}

@@ -1,0 +1,55 @@
+/** The fast row serializers write exactly what the object path writes. */
+import fc from 'fast-check';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { AuditStore, rowToRecord, type RecordRow } from '../../agent/store/audit-store.js';
+import type { RawRecordRow } from '../../agent/store/audit-reader.js';
+import { RECORD_JSON_SQL, rawToRecord } from '../../agent/store/raw-record.js';
+import type { NewActivityRecord } from '../../shared/activity-record.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+
+const text = fc.string({ unit: 'binary', minLength: 1, maxLength: 20 });
+const recordArb: fc.Arbitrary<NewActivityRecord> = fc.record(
+  {
+    Who: text,
+    Action: text,
+    What: text,
+    When: fc.integer({ min: -30_000_000_000_000, max: 250_000_000_000_000 }).map((ms) => new Date(ms).toISOString()),
+    Where: text,
+    ObjectType: text,
+    DataSource: text,
+    MonitoringPlan: fc.record({ Name: text, ID: text }, { requiredKeys: ['Name'] }),
+    Item: fc.record({ Name: text }),
+    Workstation: text,
+    DetailList: fc.array(
+      fc.record({ PropertyName: text, Before: text, After: text, Message: text }, { requiredKeys: ['PropertyName'] }),
+      { maxLength: 3 },
+    ),
+  },
+  { requiredKeys: ['Who', 'Action', 'What', 'When', 'Where', 'ObjectType', 'DataSource'] },
+);
+
+describe('raw record serializers', () => {
+  it('equal JSON.stringify(rowToRecord(row)) and rowToRecord for any stored record, in JS and in SQL', () => {
+    const store = AuditStore.open({ file: path.join(makeTempDir(), 'audit.db'), synchronous: 'NORMAL' });
+    const objects = store.db.prepare('SELECT * FROM activity_records WHERE seq = ?');
+    const raw = store.db
+      .prepare(
+        'SELECT seq, rid, when_ms, who, action, what, location, object_type, data_source, plan_name, plan_id, item_name, workstation, details FROM activity_records WHERE seq = ?',
+      )
+      .raw(true);
+    const sqlJson = store.db.prepare(`SELECT ${RECORD_JSON_SQL} FROM activity_records WHERE seq = ?`).pluck();
+    fc.assert(
+      fc.property(recordArb, (record) => {
+        store.insertBatch([record]);
+        const seq = store.db.prepare('SELECT max(seq) FROM activity_records').pluck().get() as number;
+        const row = objects.get(seq) as RecordRow;
+        const array = raw.get(seq) as RawRecordRow;
+        expect(sqlJson.get(seq)).toBe(JSON.stringify(rowToRecord(row)));
+        expect(rawToRecord(array)).toEqual(rowToRecord(row));
+      }),
+      { numRuns: 300 },
+    );
+    store.close();
+  });
+});
