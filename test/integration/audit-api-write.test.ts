@@ -175,7 +175,9 @@ describe('write', () => {
       category: 'InputError',
       location: '/ActivityRecordList/ActivityRecord[1000]',
     });
-    expect(delay.max / 1e6).toBeLessThan(60);
+    // Issue 9's bound: the event loop never blocked more than 100 ms (inline, this parse alone
+    // takes two to three times that on this machine).
+    expect(delay.max / 1e6).toBeLessThan(100);
 
     // The same size, valid: stored in one transaction.
     const ok = await fx.writer.postXml(
