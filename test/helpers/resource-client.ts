@@ -10,6 +10,7 @@ import { apiRequest, bearer, enrolClient, obtainTokens, type ApiResponse } from 
 import { label } from './permission-table.js';
 
 const tokens = new WeakMap<RunningAgent, Map<string, string>>();
+let clients = 0;
 
 /** An access token of a client holding exactly `permissions` (one client per set and agent). */
 export async function tokenFor(agent: RunningAgent, permissions: readonly Permission[]): Promise<string> {
@@ -18,7 +19,7 @@ export async function tokenFor(agent: RunningAgent, permissions: readonly Permis
   const key = label(permissions);
   let token = byAgent.get(key);
   if (!token) {
-    const client = await enrolClient(agent, [...permissions], `resources ${key}`);
+    const client = await enrolClient(agent, [...permissions], `resources ${key} ${++clients}`);
     token = (await obtainTokens(agent, client)).access_token;
     byAgent.set(key, token);
   }
