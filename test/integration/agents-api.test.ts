@@ -75,7 +75,12 @@ describe('registering other agents', () => {
 
   it('shows a TLS server as reachable, with its certificate fingerprint', async () => {
     const peer = await register({ host: '127.0.0.1', apiServerPort: agent.ports.audit });
-    const status = await waitFor(() => statusOf(peer['id'] as string), (s) => s.type === 'OK', 10_000, 'reachable');
+    const status = await waitFor(
+      () => statusOf(peer['id'] as string),
+      (s) => s.type === 'OK',
+      10_000,
+      'reachable',
+    );
     expect(status.summary).toBe('Reachable');
     expect(status.details).toContain(agent.identity.fingerprint256);
   });
@@ -84,10 +89,20 @@ describe('registering other agents', () => {
     const closed = await register({ host: '127.0.0.1', apiServerPort: await closedPort() });
     const plain = await listen((socket) => socket.end('SSH-2.0-OpenSSH_9.2\r\n'));
     const notTls = await register({ host: '127.0.0.1', apiServerPort: plain });
-    const refused = await waitFor(() => statusOf(closed['id'] as string), (s) => s.type !== 'Warning', 10_000, 'checked');
+    const refused = await waitFor(
+      () => statusOf(closed['id'] as string),
+      (s) => s.type !== 'Warning',
+      10_000,
+      'checked',
+    );
     expect(refused).toMatchObject({ type: 'Error', summary: 'Unreachable' });
     expect(refused.details).toMatch(/ECONNREFUSED/);
-    const wrong = await waitFor(() => statusOf(notTls['id'] as string), (s) => s.summary !== 'Not checked yet', 10_000, 'checked');
+    const wrong = await waitFor(
+      () => statusOf(notTls['id'] as string),
+      (s) => s.summary !== 'Not checked yet',
+      10_000,
+      'checked',
+    );
     expect(wrong).toMatchObject({ type: 'Warning', summary: 'Not an agent API' });
     const view = (await call(agent, ['read'], 'GET', `/api/v1/agents/${closed['id'] as string}`)).json!;
     expect(view['errorMessage']).toMatch(/ECONNREFUSED/);
@@ -101,7 +116,12 @@ describe('registering other agents', () => {
     expect(list.status).toBe(200);
     expect(Date.now() - started).toBeLessThan(1000); // the check's timeout is 1.5 s
     expect(listOf(list).find((a) => a['id'] === peer['id'])!['status']).toMatchObject({ summary: 'Not checked yet' });
-    const status = await waitFor(() => statusOf(peer['id'] as string), (s) => s.summary !== 'Not checked yet', 10_000, 'timed out');
+    const status = await waitFor(
+      () => statusOf(peer['id'] as string),
+      (s) => s.summary !== 'Not checked yet',
+      10_000,
+      'timed out',
+    );
     expect(status).toMatchObject({ type: 'Warning', summary: 'No TLS answer' });
   });
 
@@ -169,7 +189,11 @@ describe('the local agent', () => {
   it('takes a comment, log storage limits and an allow-list that still admits the caller', async () => {
     const url = `/api/v1/agents/${agent.agentId}`;
     const patched = await call(agent, MA, 'PATCH', url, {
-      body: { comment: 'front desk', apiServerIpWhitelist: ['127.0.0.1', '::1', '10.0.0.0/8'], minLocalFreeSpace: 128 * 1024 ** 2 },
+      body: {
+        comment: 'front desk',
+        apiServerIpWhitelist: ['127.0.0.1', '::1', '10.0.0.0/8'],
+        minLocalFreeSpace: 128 * 1024 ** 2,
+      },
     });
     expect(patched.status, patched.text).toBe(200);
     expect(conforms(agentViewSchema, patched.json)).toMatchObject({

@@ -28,7 +28,12 @@ const LDAP_XML = `<?xml version="1.0" encoding="utf-8"?>
 beforeAll(async () => {
   agent = await startTestAgent();
   const domain = await agent.resources.domains.add(
-    { name: 'corp.example.com', ldapServer: 'ldaps://dc1.corp.example.com:636', userName: 'CORP\\reader', password: 'S3cret-pass!' },
+    {
+      name: 'corp.example.com',
+      ldapServer: 'ldaps://dc1.corp.example.com:636',
+      userName: 'CORP\\reader',
+      password: 'S3cret-pass!',
+    },
     'console',
   );
   base = `/api/v1/domains/${domain.id}`;
@@ -67,7 +72,9 @@ describe('domains', () => {
   });
 
   it('is not changed through the agent API', async () => {
-    const response = await call(agent, ['read', 'policyChange', 'modifyHost', 'modifyAgent'], 'PATCH', base, { body: { name: 'x' } });
+    const response = await call(agent, ['read', 'policyChange', 'modifyHost', 'modifyAgent'], 'PATCH', base, {
+      body: { name: 'x' },
+    });
     expect(response.status).toBe(405);
     expect(response.headers['allow']).toBe('GET, HEAD');
   });
@@ -76,14 +83,25 @@ describe('domains', () => {
 describe('policies', () => {
   it('creates a policy from JSON; fields given win over the XML', async () => {
     const policy = await createPolicy({ name: 'Authentication Monitor', path: 'Policies\\Auth', xml: LDAP_XML });
-    expect(policy).toMatchObject({ name: 'Authentication Monitor', path: 'Policies\\Auth', description: 'Who queries the directory', isEnabled: false, xml: LDAP_XML });
+    expect(policy).toMatchObject({
+      name: 'Authentication Monitor',
+      path: 'Policies\\Auth',
+      description: 'Who queries the directory',
+      isEnabled: false,
+      xml: LDAP_XML,
+    });
     expect(policy['guid']).toMatch(/^[0-9a-f-]{36}$/);
     expect(policy['guid']).not.toBe('11111111-2222-3333-4444-555555555555');
   });
 
   it('creates a policy from the raw XML document', async () => {
     const policy = await createPolicy(undefined, LDAP_XML);
-    expect(policy).toMatchObject({ name: 'LDAP Monitor', path: 'Policies\\Auditing', isEnabled: false, domainId: 'CORP' });
+    expect(policy).toMatchObject({
+      name: 'LDAP Monitor',
+      path: 'Policies\\Auditing',
+      isEnabled: false,
+      domainId: 'CORP',
+    });
     const same = await call(agent, ['read'], 'GET', new URL(policy['url'] as string).pathname);
     expect(same.json).toEqual(policy);
   });
@@ -140,7 +158,12 @@ describe('policies', () => {
     await new Promise((resolve) => setTimeout(resolve, 5));
     const patched = await call(agent, PC, 'PATCH', url, { body: { isEnabled: false, description: 'now off' } });
     expect(patched.status, patched.text).toBe(200);
-    expect(patched.json).toMatchObject({ name: 'Patchable', isEnabled: false, description: 'now off', guid: policy['guid'] });
+    expect(patched.json).toMatchObject({
+      name: 'Patchable',
+      isEnabled: false,
+      description: 'now off',
+      guid: policy['guid'],
+    });
     expect(String(patched.json!['updatedAt']) > String(policy['updatedAt'])).toBe(true);
     for (const [body, field] of [
       [{ xml: '<P>' }, 'xml'],
@@ -157,7 +180,10 @@ describe('policies', () => {
   });
 
   it('deletes a policy; a policy is found only under its own domain', async () => {
-    const other = await agent.resources.domains.add({ name: 'other.example', ldapServer: 'ldap://10.1.1.1' }, 'console');
+    const other = await agent.resources.domains.add(
+      { name: 'other.example', ldapServer: 'ldap://10.1.1.1' },
+      'console',
+    );
     const policy = await createPolicy({ name: 'Deleted', xml: '<P/>' });
     const id = policy['id'] as string;
     expect((await call(agent, ['read'], 'GET', `/api/v1/domains/${other.id}/policies/${id}`)).status).toBe(404);

@@ -34,7 +34,11 @@ async function createHost(body: Record<string, unknown>): Promise<Record<string,
   return response.json!;
 }
 
-function expectInvalid(response: { status: number; json?: Record<string, unknown> | undefined; text: string }, field: string, message?: RegExp): void {
+function expectInvalid(
+  response: { status: number; json?: Record<string, unknown> | undefined; text: string },
+  field: string,
+  message?: RegExp,
+): void {
   expect(response.status, response.text).toBe(400);
   expect(response.json).toMatchObject({ error: 'invalid_request', field });
   if (message) expect(response.json!['error_description']).toMatch(message);
@@ -50,13 +54,30 @@ describe('creating a host', () => {
     const host = conforms(hostViewSchema, response.json);
     expect(response.headers['location']).toBe(host.url);
     expect(host.url).toBe(`https://127.0.0.1:${agent.ports.api}/api/v1/hosts/${host.id}`);
-    expect(host).toMatchObject({ host: 'created-host', type: TYPE, isEnabled: true, includePaths: [folder], excludePaths: [] });
+    expect(host).toMatchObject({
+      host: 'created-host',
+      type: TYPE,
+      isEnabled: true,
+      includePaths: [folder],
+      excludePaths: [],
+    });
     expect(host.outputs).toHaveLength(1);
-    expect(host.outputs[0]).toMatchObject({ type: 'LogFile', hostId: host.id, logFile: { format: 'Tsv', daysToRetain: 10 } });
+    expect(host.outputs[0]).toMatchObject({
+      type: 'LogFile',
+      hostId: host.id,
+      logFile: { format: 'Tsv', daysToRetain: 10 },
+    });
     // Persisted (the settings file on disk), and the monitoring picked it up.
-    const file = JSON.parse(fs.readFileSync(agent.settings.file, 'utf8')) as { hosts: Array<{ id: string; name: string }> };
+    const file = JSON.parse(fs.readFileSync(agent.settings.file, 'utf8')) as {
+      hosts: Array<{ id: string; name: string }>;
+    };
     expect(file.hosts.find((h) => h.id === host.id)?.name).toBe('created-host');
-    await waitFor(() => agent.activity.monitor.source(host.id), (s) => s !== undefined, 10_000, 'the host to be monitored');
+    await waitFor(
+      () => agent.activity.monitor.source(host.id),
+      (s) => s !== undefined,
+      10_000,
+      'the host to be monitored',
+    );
     const self = await call(agent, ['read'], 'GET', new URL(host.url).pathname);
     expect(self.status).toBe(200);
     expect(self.json?.['id']).toBe(host.id);
@@ -88,7 +109,11 @@ describe('creating a host', () => {
     [{ host: 'x', type: TYPE, id: 'mine' }, 'id', /read-only/],
     [{ host: 'x', type: TYPE, outputs: [{ type: 'Amqp' }] }, 'outputs[0].type', /cannot send to a Amqp output/],
     [{ host: 'x', type: TYPE, outputs: [{ type: 'Syslog' }] }, 'outputs[0].syslog', /needs syslog options/],
-    [{ host: 'x', type: TYPE, outputs: [{ type: 'LogFile', logFile: { daysToRetain: 0 } }] }, 'outputs[0].logFile.daysToRetain', />=1|too small/i],
+    [
+      { host: 'x', type: TYPE, outputs: [{ type: 'LogFile', logFile: { daysToRetain: 0 } }] },
+      'outputs[0].logFile.daysToRetain',
+      />=1|too small/i,
+    ],
     [
       { host: 'x', type: TYPE, outputs: [{ type: 'LogFile' }, { type: 'LogFile' }] },
       'outputs[1].logFile.fileName',
@@ -102,17 +127,27 @@ describe('creating a host', () => {
 
   it('refuses a second host of the same name, whatever the case', async () => {
     await createHost({ host: 'Unique-Name', type: TYPE, outputs: [] });
-    expectInvalid(await call(agent, MH, 'POST', hostsPath, { body: { host: 'unique-name', type: TYPE } }), 'host', /already exists/);
+    expectInvalid(
+      await call(agent, MH, 'POST', hostsPath, { body: { host: 'unique-name', type: TYPE } }),
+      'host',
+      /already exists/,
+    );
   });
 
   it('refuses bodies that are not a JSON object, or too large, or of another type', async () => {
     for (const raw of ['{"host":', '', '[]', '"text"', 'null']) {
       const response = await call(agent, MH, 'POST', hostsPath, { raw });
-      expect({ raw, status: response.status, error: response.json?.['error'] }).toEqual({ raw, status: 400, error: 'invalid_request' });
+      expect({ raw, status: response.status, error: response.json?.['error'] }).toEqual({
+        raw,
+        status: 400,
+        error: 'invalid_request',
+      });
     }
     const xml = await call(agent, MH, 'POST', hostsPath, { raw: '<host/>', contentType: 'application/xml' });
     expect(xml.status).toBe(415);
-    const big = await call(agent, MH, 'POST', hostsPath, { body: { host: 'big', type: TYPE, comment: 'x'.repeat(70_000) } });
+    const big = await call(agent, MH, 'POST', hostsPath, {
+      body: { host: 'big', type: TYPE, comment: 'x'.repeat(70_000) },
+    });
     expect(big.status).toBe(413);
     const deep = await call(agent, MH, 'POST', hostsPath, { raw: `${'{"a":'.repeat(40)}1${'}'.repeat(40)}` });
     expect(deep.status).toBe(400);
@@ -167,18 +202,36 @@ describe('changing a host with a merge patch', () => {
       expectInvalid(await call(agent, MH, 'PATCH', url, { body }), field, message);
     }
     expect(agent.settings.current.hosts.find((h) => h.id === host['id'])?.name).toBe('guarded');
-    const form = await call(agent, MH, 'PATCH', url, { raw: 'comment=x', contentType: 'application/x-www-form-urlencoded' });
+    const form = await call(agent, MH, 'PATCH', url, {
+      raw: 'comment=x',
+      contentType: 'application/x-www-form-urlencoded',
+    });
     expect(form.status).toBe(415);
     expect(form.headers['accept-patch']).toBe('application/merge-patch+json');
   });
 
   it('disabling stops the monitoring at once and enabling starts it again', async () => {
-    const host = await createHost({ host: 'toggled', type: TYPE, includePaths: [makeTempDir('vigil-watch-')], outputs: [] });
+    const host = await createHost({
+      host: 'toggled',
+      type: TYPE,
+      includePaths: [makeTempDir('vigil-watch-')],
+      outputs: [],
+    });
     const id = host['id'] as string;
     const url = new URL(host['url'] as string).pathname;
-    await waitFor(() => agent.activity.monitor.source(id), (s) => s !== undefined, 10_000, 'monitoring');
+    await waitFor(
+      () => agent.activity.monitor.source(id),
+      (s) => s !== undefined,
+      10_000,
+      'monitoring',
+    );
     expect((await call(agent, MH, 'PATCH', url, { body: { isEnabled: false } })).json?.['isEnabled']).toBe(false);
-    await waitFor(() => agent.activity.monitor.source(id), (s) => s === undefined, 10_000, 'monitoring to stop');
+    await waitFor(
+      () => agent.activity.monitor.source(id),
+      (s) => s === undefined,
+      10_000,
+      'monitoring to stop',
+    );
     const disabled = await waitFor(
       async () => (await call(agent, ['read'], 'GET', url)).json?.['status'] as { summary: string },
       (status) => status.summary === 'Monitoring is disabled',
@@ -187,7 +240,12 @@ describe('changing a host with a merge patch', () => {
     );
     expect(disabled.summary).toBe('Monitoring is disabled');
     await call(agent, MH, 'PATCH', url, { body: { isEnabled: true } });
-    await waitFor(() => agent.activity.monitor.source(id), (s) => s !== undefined, 10_000, 'monitoring again');
+    await waitFor(
+      () => agent.activity.monitor.source(id),
+      (s) => s !== undefined,
+      10_000,
+      'monitoring again',
+    );
     const history = await call(agent, ['read'], 'GET', `${url}/statusHistory`);
     expect(history.status).toBe(200);
     expect(listOf(history).map((s) => s['summary'])).toContain('Monitoring is disabled');

@@ -44,7 +44,10 @@ beforeAll(async () => {
   // Earlier days of the same output: a large plain file and a compressed one.
   fs.writeFileSync(path.join(logsDir, BIG), tsvLines(400_000, '2025-01-01'));
   fs.writeFileSync(path.join(logsDir, 'dl_Log_20250102.tsv'), tsvLines(10, '2025-01-02'));
-  await zipLogFile(path.join(logsDir, 'dl_Log_20250102.tsv'), { activityFrom: '2025-01-02T10:00:00.000Z', activityTo: '2025-01-02T10:00:09.000Z' });
+  await zipLogFile(path.join(logsDir, 'dl_Log_20250102.tsv'), {
+    activityFrom: '2025-01-02T10:00:00.000Z',
+    activityTo: '2025-01-02T10:00:09.000Z',
+  });
 
   const watched = makeTempDir('vigil-watch-');
   const created = await call(agent, ['modifyHost'], 'POST', `/api/v1/agents/${agent.agentId}/hosts`, {
@@ -61,7 +64,12 @@ beforeAll(async () => {
   expect(created.status, created.text).toBe(201);
   outputId = (created.json!['outputs'] as Array<{ id: string }>)[0]!.id;
   const hostId = created.json!['id'] as string;
-  await waitFor(() => agent.activity.monitor.source(hostId), (s) => s !== undefined, 10_000, 'monitoring');
+  await waitFor(
+    () => agent.activity.monitor.source(hostId),
+    (s) => s !== undefined,
+    10_000,
+    'monitoring',
+  );
   await agent.activity.monitor.ready();
   for (let i = 0; i < 3; i++) fs.writeFileSync(path.join(watched, `new-${i}.txt`), `content ${i}`);
   today = `dl_Log_${utcDay(Date.now())}.tsv`;
@@ -97,7 +105,9 @@ async function download(
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
       },
     );
     req.on('error', reject);
@@ -139,7 +149,11 @@ describe('listing', () => {
       ['includeArchive=true', 'includeArchive'],
     ]) {
       const response = await call(agent, ['read'], 'GET', `${url}?${query}`);
-      expect({ query, status: response.status, field: response.json?.['field'] }).toEqual({ query, status: 400, field });
+      expect({ query, status: response.status, field: response.json?.['field'] }).toEqual({
+        query,
+        status: 400,
+        field,
+      });
     }
   });
 
@@ -317,10 +331,19 @@ describe('ids that are not a log file of this agent', () => {
       const token = await tokenFor(agent, AAD);
       const status = await new Promise<number>((resolve, reject) => {
         https
-          .get({ host: '127.0.0.1', port: agent.ports.api, path: raw, headers: { Authorization: `Bearer ${token}` }, ca: agent.identity.certPem }, (res) => {
-            res.resume();
-            resolve(res.statusCode ?? 0);
-          })
+          .get(
+            {
+              host: '127.0.0.1',
+              port: agent.ports.api,
+              path: raw,
+              headers: { Authorization: `Bearer ${token}` },
+              ca: agent.identity.certPem,
+            },
+            (res) => {
+              res.resume();
+              resolve(res.statusCode ?? 0);
+            },
+          )
           .on('error', reject);
       });
       expect({ raw, status }).toEqual({ raw, status: 404 });

@@ -41,8 +41,14 @@ describe('the OpenAPI description', () => {
   it('names every registered route, and only registered routes', () => {
     const doc = documented(buildOpenApiDocument('0.0.0'));
     const routes = registered();
-    expect(routes.filter((r) => !doc.includes(r)), 'routes missing from the description').toEqual([]);
-    expect(doc.filter((d) => !routes.includes(d)), 'described routes that do not exist').toEqual([]);
+    expect(
+      routes.filter((r) => !doc.includes(r)),
+      'routes missing from the description',
+    ).toEqual([]);
+    expect(
+      doc.filter((d) => !routes.includes(d)),
+      'described routes that do not exist',
+    ).toEqual([]);
     expect(new Set(routes).size).toBe(routes.length);
     expect(routes).toContain('POST /api/v1/token');
     expect(routes.length).toBeGreaterThanOrEqual(40);
@@ -54,7 +60,10 @@ describe('the OpenAPI description', () => {
     for (const [p, operations] of Object.entries(document['paths'] as Paths)) {
       const names = [...p.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
       for (const [method, operation] of Object.entries(operations)) {
-        const op = operation as { parameters?: Array<{ name: string; in: string }>; responses: Record<string, unknown> };
+        const op = operation as {
+          parameters?: Array<{ name: string; in: string }>;
+          responses: Record<string, unknown>;
+        };
         const params = (op.parameters ?? []).filter((x) => x.in === 'path').map((x) => x.name);
         expect({ route: `${method} ${p}`, params }).toEqual({ route: `${method} ${p}`, params: names });
         expect(Object.keys(op.responses).some((s) => s.startsWith('2'))).toBe(true);

@@ -23,11 +23,16 @@ beforeAll(async () => {
     body: { host: 'outputs-host', type: localHostType(), outputs: [] },
   });
   hostId = host.json!['id'] as string;
-  domainId = (await agent.resources.domains.add({ name: 'corp.example.com', ldapServer: 'ldaps://dc1.corp.example.com' }, 'test')).id;
+  domainId = (
+    await agent.resources.domains.add({ name: 'corp.example.com', ldapServer: 'ldaps://dc1.corp.example.com' }, 'test')
+  ).id;
 });
 afterAll(() => agent.stop());
 
-async function createOutput(body: Record<string, unknown>, owner = `/api/v1/hosts/${hostId}`): Promise<Record<string, unknown>> {
+async function createOutput(
+  body: Record<string, unknown>,
+  owner = `/api/v1/hosts/${hostId}`,
+): Promise<Record<string, unknown>> {
   const response = await call(agent, MH, 'POST', `${owner}/outputs`, { body });
   expect(response.status, response.text).toBe(201);
   return conforms(outputViewSchema, response.json) as Record<string, unknown>;
@@ -35,7 +40,10 @@ async function createOutput(body: Record<string, unknown>, owner = `/api/v1/host
 
 describe('host outputs', () => {
   it('creates a LogFile output, shows it under the host and under /outputs', async () => {
-    const output = await createOutput({ type: 'LogFile', logFile: { format: 'Json', fileName: 'json-out', daysToRetain: 30 } });
+    const output = await createOutput({
+      type: 'LogFile',
+      logFile: { format: 'Json', fileName: 'json-out', daysToRetain: 30 },
+    });
     expect(output).toMatchObject({
       hostId,
       domainId: null,
@@ -44,7 +52,9 @@ describe('host outputs', () => {
       logFile: { format: 'Json', fileName: 'json-out', daysToRetain: 30, headerRow: false, zipClosedFiles: true },
       logsUrl: `https://127.0.0.1:${agent.ports.api}/api/v1/logs/${output['id'] as string}`,
     });
-    expect(output['url']).toBe(`https://127.0.0.1:${agent.ports.api}/api/v1/hosts/${hostId}/outputs/${output['id'] as string}`);
+    expect(output['url']).toBe(
+      `https://127.0.0.1:${agent.ports.api}/api/v1/hosts/${hostId}/outputs/${output['id'] as string}`,
+    );
     const underHost = listOf(await call(agent, ['read'], 'GET', `/api/v1/hosts/${hostId}/outputs`));
     expect(underHost.map((o) => o['id'])).toContain(output['id']);
     const byId = await call(agent, ['read'], 'GET', `/api/v1/outputs/${output['id'] as string}`);
@@ -52,15 +62,27 @@ describe('host outputs', () => {
     const all = listOf(await call(agent, ['read'], 'GET', '/api/v1/outputs'));
     expect(all.map((o) => o['id'])).toContain(output['id']);
     for (const o of all) conforms(outputViewSchema, o);
-    await waitFor(() => agent.activity.outputs.logFileOutput(output['id'] as string), (o) => o !== undefined, 10_000, 'the output to run');
+    await waitFor(
+      () => agent.activity.outputs.logFileOutput(output['id'] as string),
+      (o) => o !== undefined,
+      10_000,
+      'the output to run',
+    );
   });
 
   it('merges logFile member by member; null removes a member', async () => {
     const output = await createOutput({ type: 'LogFile', logFile: { fileName: 'merged', headerRow: true } });
     const url = `/api/v1/hosts/${hostId}/outputs/${output['id'] as string}`;
-    const patched = await call(agent, MH, 'PATCH', url, { body: { logFile: { daysToRetain: 60, fileName: null }, comment: 'c' } });
+    const patched = await call(agent, MH, 'PATCH', url, {
+      body: { logFile: { daysToRetain: 60, fileName: null }, comment: 'c' },
+    });
     expect(patched.status, patched.text).toBe(200);
-    expect(patched.json!['logFile']).toEqual({ format: 'Tsv', daysToRetain: 60, headerRow: true, zipClosedFiles: true });
+    expect(patched.json!['logFile']).toEqual({
+      format: 'Tsv',
+      daysToRetain: 60,
+      headerRow: true,
+      zipClosedFiles: true,
+    });
     expect(patched.json!['comment']).toBe('c');
     const stored = agent.settings.current.outputs.find((o) => o.id === output['id']);
     expect(stored?.logFile).toEqual({ format: 'Tsv', retentionDays: 60, headerRow: true, zipClosedFiles: true });
@@ -70,9 +92,19 @@ describe('host outputs', () => {
     const output = await createOutput({ type: 'LogFile', logFile: { fileName: 'toggled' } });
     const id = output['id'] as string;
     const url = `/api/v1/hosts/${hostId}/outputs/${id}`;
-    await waitFor(() => agent.activity.outputs.logFileOutput(id), (o) => o !== undefined, 10_000, 'running');
+    await waitFor(
+      () => agent.activity.outputs.logFileOutput(id),
+      (o) => o !== undefined,
+      10_000,
+      'running',
+    );
     expect((await call(agent, MH, 'PATCH', url, { body: { isEnabled: false } })).json!['isEnabled']).toBe(false);
-    await waitFor(() => agent.activity.outputs.logFileOutput(id), (o) => o === undefined, 10_000, 'stopped');
+    await waitFor(
+      () => agent.activity.outputs.logFileOutput(id),
+      (o) => o === undefined,
+      10_000,
+      'stopped',
+    );
     const status = await waitFor(
       async () => (await call(agent, ['read'], 'GET', url)).json!['status'] as { summary: string },
       (s) => s.summary === 'Disabled',
@@ -81,7 +113,12 @@ describe('host outputs', () => {
     );
     expect(status.summary).toBe('Disabled');
     await call(agent, MH, 'PATCH', url, { body: { isEnabled: true } });
-    await waitFor(() => agent.activity.outputs.logFileOutput(id), (o) => o !== undefined, 10_000, 'running again');
+    await waitFor(
+      () => agent.activity.outputs.logFileOutput(id),
+      (o) => o !== undefined,
+      10_000,
+      'running again',
+    );
     const history = await call(agent, ['accessActivityData'], 'GET', `${url}/statusHistory`);
     expect(history.status).toBe(200);
     for (const item of listOf(history)) conforms(statusSchema, item);
@@ -98,7 +135,11 @@ describe('host outputs', () => {
       body: { type: 'Syslog', syslog: { server: '[::1]:6514', protocol: 'TCP', separator: 'Lf' }, logFile: null },
     });
     expect(done.status, done.text).toBe(200);
-    expect(done.json).toMatchObject({ type: 'Syslog', logsUrl: null, syslog: { server: '[::1]:6514', protocol: 'TCP' } });
+    expect(done.json).toMatchObject({
+      type: 'Syslog',
+      logsUrl: null,
+      syslog: { server: '[::1]:6514', protocol: 'TCP' },
+    });
     expect(done.json!['logFile']).toBeUndefined();
   });
 
@@ -124,25 +165,44 @@ describe('host outputs', () => {
   it('an output is found only under its own host; an unknown host is 404', async () => {
     const output = await createOutput({ type: 'LogFile', logFile: { fileName: 'mine' } });
     const other = agent.settings.current.hosts.find((h) => h.id !== hostId)!.id;
-    expect((await call(agent, ['read'], 'GET', `/api/v1/hosts/${other}/outputs/${output['id'] as string}`)).status).toBe(404);
-    expect((await call(agent, MH, 'DELETE', `/api/v1/hosts/${other}/outputs/${output['id'] as string}`)).status).toBe(404);
-    expect((await call(agent, MH, 'POST', '/api/v1/hosts/no-such-host/outputs', { body: { type: 'LogFile' } })).status).toBe(404);
+    expect(
+      (await call(agent, ['read'], 'GET', `/api/v1/hosts/${other}/outputs/${output['id'] as string}`)).status,
+    ).toBe(404);
+    expect((await call(agent, MH, 'DELETE', `/api/v1/hosts/${other}/outputs/${output['id'] as string}`)).status).toBe(
+      404,
+    );
+    expect(
+      (await call(agent, MH, 'POST', '/api/v1/hosts/no-such-host/outputs', { body: { type: 'LogFile' } })).status,
+    ).toBe(404);
     expect((await call(agent, ['read'], 'GET', '/api/v1/hosts/no-such-host/outputs')).status).toBe(404);
   });
 
   it('deletes an output: 204, gone from settings, lists and the output manager', async () => {
     const output = await createOutput({ type: 'LogFile', logFile: { fileName: 'deleted' } });
     const id = output['id'] as string;
-    await waitFor(() => agent.activity.outputs.logFileOutput(id), (o) => o !== undefined, 10_000, 'running');
+    await waitFor(
+      () => agent.activity.outputs.logFileOutput(id),
+      (o) => o !== undefined,
+      10_000,
+      'running',
+    );
     expect((await call(agent, MH, 'DELETE', `/api/v1/hosts/${hostId}/outputs/${id}`)).status).toBe(204);
     expect((await call(agent, ['read'], 'GET', `/api/v1/outputs/${id}`)).status).toBe(404);
-    await waitFor(() => agent.activity.outputs.logFileOutput(id), (o) => o === undefined, 10_000, 'stopped');
+    await waitFor(
+      () => agent.activity.outputs.logFileOutput(id),
+      (o) => o === undefined,
+      10_000,
+      'stopped',
+    );
   });
 });
 
 describe('domain outputs', () => {
   it('creates, lists, changes and deletes outputs of a domain; they receive nothing and list no files', async () => {
-    const output = await createOutput({ type: 'LogFile', logFile: { fileName: 'corp' } }, `/api/v1/domains/${domainId}`);
+    const output = await createOutput(
+      { type: 'LogFile', logFile: { fileName: 'corp' } },
+      `/api/v1/domains/${domainId}`,
+    );
     const id = output['id'] as string;
     expect(output).toMatchObject({ hostId: null, hostUrl: null, domainId, statusHistoryUrl: null });
     expect(output['url']).toBe(`https://127.0.0.1:${agent.ports.api}/api/v1/domains/${domainId}/outputs/${id}`);
@@ -154,7 +214,9 @@ describe('domain outputs', () => {
     expect(listOf(await call(agent, ['read'], 'GET', '/api/v1/outputs')).map((o) => o['id'])).toContain(id);
     expect((await call(agent, ['read'], 'GET', `/api/v1/logs/${id}`)).text).toBe('[]');
     const url = `/api/v1/domains/${domainId}/outputs/${id}`;
-    expect((await call(agent, MH, 'PATCH', url, { body: { isEnabled: false } })).json!['status']).toMatchObject({ summary: 'Disabled' });
+    expect((await call(agent, MH, 'PATCH', url, { body: { isEnabled: false } })).json!['status']).toMatchObject({
+      summary: 'Disabled',
+    });
     // Not under a host, and not under another domain.
     expect((await call(agent, ['read'], 'GET', `/api/v1/hosts/${hostId}/outputs/${id}`)).status).toBe(404);
     expect((await call(agent, MH, 'DELETE', url)).status).toBe(204);
@@ -162,6 +224,8 @@ describe('domain outputs', () => {
   });
 
   it('an unknown domain is 404', async () => {
-    expect((await call(agent, MH, 'POST', '/api/v1/domains/NOPE/outputs', { body: { type: 'LogFile' } })).status).toBe(404);
+    expect((await call(agent, MH, 'POST', '/api/v1/domains/NOPE/outputs', { body: { type: 'LogFile' } })).status).toBe(
+      404,
+    );
   });
 });

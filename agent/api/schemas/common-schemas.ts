@@ -19,11 +19,9 @@ export type StatusView = z.infer<typeof statusSchema>;
 
 export const errorBodySchema = z
   .object({
-    error: z
-      .string()
-      .meta({
-        description: 'Stable code: invalid_request, not_found, conflict, insufficient_permission, invalid_token, ...',
-      }),
+    error: z.string().meta({
+      description: 'Stable code: invalid_request, not_found, conflict, insufficient_permission, invalid_token, ...',
+    }),
     error_description: z.string(),
     field: z
       .string()
