@@ -149,6 +149,12 @@ describe('creating a host', () => {
       body: { host: 'big', type: TYPE, comment: 'x'.repeat(70_000) },
     });
     expect(big.status).toBe(413);
+    const polluting = await call(agent, MH, 'POST', hostsPath, {
+      raw: `{"host":"p","type":"${TYPE}","__proto__":{"polluted":true}}`,
+    });
+    expect(polluting.status).toBe(400);
+    expect(polluting.json).toMatchObject({ field: '__proto__' });
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
     const deep = await call(agent, MH, 'POST', hostsPath, { raw: `${'{"a":'.repeat(40)}1${'}'.repeat(40)}` });
     expect(deep.status).toBe(400);
     expect(deep.json?.['error_description']).toMatch(/nested deeper/);

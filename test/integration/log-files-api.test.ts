@@ -166,6 +166,29 @@ describe('listing', () => {
   });
 });
 
+describe('statistics', () => {
+  it('the host and its output count what the pipeline wrote', async () => {
+    const host = await call(
+      agent,
+      ['read'],
+      'GET',
+      `/api/v1/hosts/${agent.settings.current.outputs.find((o) => o.id === outputId)!.hostId}`,
+    );
+    expect((host.json!['stats'] as { receivedCount: number }).receivedCount).toBeGreaterThanOrEqual(3);
+    const output = await call(agent, ['read'], 'GET', `/api/v1/outputs/${outputId}`);
+    const stats = output.json!['stats'] as {
+      reportedCount: number;
+      filesCount: number;
+      filesSize: number;
+      lastEventTime: string;
+    };
+    expect(stats.reportedCount).toBeGreaterThanOrEqual(3);
+    expect(stats.filesCount).toBeGreaterThanOrEqual(1);
+    expect(stats.filesSize).toBeGreaterThan(0);
+    expect(stats.lastEventTime).toMatch(/^\d{4}-/);
+  });
+});
+
 describe('downloading', () => {
   it('streams the whole file as an attachment to Access activity data', async () => {
     const response = await download(AAD, today);
