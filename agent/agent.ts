@@ -31,8 +31,12 @@ import { openAuthServices, type AuthServices } from './auth/auth-services.js';
 import { systemClock, type Clock } from './auth/lifetimes.js';
 import { registerTokenRoute } from './auth/token-router.js';
 import { bearerAuth } from './auth/bearer-auth.js';
-import { registerAgentRoutes } from './api/agents-router.js';
-import { ApiRouter } from './api/api-router.js';
+import { ApiRouter, type RouteInfo } from './api/api-router.js';
+import { registerResourceRoutes } from './api/resource-routes.js';
+import { registerOpenApiRoute } from './api/openapi-router.js';
+import { startResourceServices, type ResourceServices } from './resources/resource-services.js';
+import type { ReachabilityOptions } from './resources/agent-reachability.js';
+import type { ResourceStatus } from '../shared/agent-resource.js';
 import { ensureLocalAgentId, LocalAgent } from './api/local-agent.js';
 import { ConsoleToken } from './console/console-token.js';
 import { ConsoleSessions } from './console/console-sessions.js';
@@ -72,6 +76,8 @@ export interface AgentOptions {
   localGroups?: GroupResolver;
   /** How long an audit search works before it yields to the event loop (default 8 ms; tests use 0). */
   auditStepMs?: number;
+  /** Timing of the registered agents' reachability checks (tests shorten them). */
+  agentChecks?: ReachabilityOptions;
 }
 
 export interface AgentUrls {
@@ -97,6 +103,10 @@ export interface RunningAgent {
   readonly auth: AuthServices;
   /** The local agent's stable id (settings `agent.id`). */
   readonly agentId: string;
+  /** Hosts, outputs, agents, domains and policies: the services the agent API changes them with. */
+  readonly resources: ResourceServices;
+  /** Every route of the agent API (the token endpoint included), as registered. */
+  readonly apiRoutes: readonly RouteInfo[];
   urls(): AgentUrls;
   /** Closes listeners, then stores. Safe to call twice. */
   stop(): Promise<void>;
@@ -191,16 +201,47 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     });
 
     const s = settings.current;
+    const startedIso = new Date(startedAt).toISOString();
+    let agentStatus: ResourceStatus = { updatedAt: startedIso, type: 'OK', summary: 'Running', details: '' };
+    const localStatus = (): ResourceStatus => {
+      // The same object while nothing changes: the agent's views are cached until it does.
+      const problem = activity.writeProblem();
+      const summary = problem === null ? 'Running' : 'Activity records cannot be stored';
+      if (agentStatus.summary !== summary || agentStatus.details !== (problem ?? '')) {
+        agentStatus = {
+          updatedAt: new Date().toISOString(),
+          type: problem === null ? 'OK' : 'Error',
+          summary,
+          details: problem ?? '',
+        };
+      }
+      return agentStatus;
+    };
     const localAgent = new LocalAgent({
       settings,
       version: options.version ?? '0.0.0',
       apiPort: () => bound.api,
       consoleUrl: () => `http://${CONSOLE_HOST}:${bound.console}/`,
+      status: localStatus,
     });
+    const resources = startResourceServices({
+      settings,
+      recorder: options.changeRecorder ?? activity.changeRecorder,
+      log,
+      ...(options.agentChecks ? { reachability: options.agentChecks } : {}),
+    });
+    cleanups.push(() => resources.reachability.stop());
     const publicRoutes = new ApiRouter();
     registerTokenRoute(publicRoutes, { clients: auth.clients, tokens: auth.tokens, log: log.child('token') });
     const routes = new ApiRouter();
-    registerAgentRoutes(routes, { localAgent });
+    registerOpenApiRoute(routes, { version: options.version ?? '0.0.0', apiPort: () => bound.api });
+    registerResourceRoutes(routes, {
+      localAgent,
+      ...resources,
+      logFiles: activity.logFiles,
+      status: activity.status,
+      startedAt: startedIso,
+    });
     const apiApp = buildApiApp({
       log: log.child('api'),
       publicRoutes,
@@ -306,6 +347,8 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       activity,
       auth,
       agentId,
+      resources,
+      apiRoutes: [...publicRoutes.routes(), ...routes.routes()],
       urls: currentUrls,
       stop: () => (stopping ??= runCleanups().then(() => log.info('agent stopped'))),
     };

@@ -2,16 +2,32 @@
  * The Agent resource of the agent API (reference agent-api.md §1.6.1, the 9.0/10.0 nested
  * form), as far as a workstation agent has something true to say. The limited view (Access
  * activity data) omits the "Detailed Only" attributes (spec §2). Pure: the console shows it too.
+ *
+ * Two kinds of agents appear: the one hosting the API (`installState` `Installed`, every fact
+ * known) and agents registered so a console keeps its fleet in one place (`installState`
+ * `Unknown`): for those only the address, port, comment and reachability are known, and the
+ * facts only that agent can tell (platform, version, OS...) are empty (`platformId` null).
  */
 
 export type AgentPlatform = 'Windows' | 'Linux' | 'MacOS';
+
+export const STATUS_TYPES = ['OK', 'Warning', 'Error'] as const;
+
+/** A status as hosts, outputs and agents report it (agent-api.md §1.6.7). */
+export interface ResourceStatus {
+  updatedAt: string;
+  type: (typeof STATUS_TYPES)[number];
+  summary: string;
+  details: string;
+}
 
 export interface AgentLimitedView {
   id: string;
   /** Absolute self link. */
   url: string;
-  platformId: AgentPlatform;
-  /** The machine's host name. */
+  /** Null for a registered agent: only that agent knows. */
+  platformId: AgentPlatform | null;
+  /** The machine's host name (for a registered agent, the name or address it was registered with). */
   host: string;
   netbiosName: string;
   /** The Active Directory domain; empty on a machine outside a domain. */
@@ -19,7 +35,7 @@ export interface AgentLimitedView {
   osVersion: string;
   isDC: boolean;
   errorMessage: string;
-  installState: 'Installed';
+  installState: 'Installed' | 'Unknown';
   version: string;
   /** Changes whenever the agent's configuration changes. */
   configVersion: string;
@@ -30,6 +46,8 @@ export interface AgentLimitedView {
   /** The account the agent runs as. */
   userName: string;
   comment: string;
+  /** The local agent: running, or failing to store records. A registered agent: its reachability. */
+  status: ResourceStatus;
 }
 
 export interface AgentDetailedView extends AgentLimitedView {
@@ -38,10 +56,20 @@ export interface AgentDetailedView extends AgentLimitedView {
   apiServerIpWhitelist: string[];
   /** Where this agent is managed from: its own console. */
   apiServerMgmtConsole: string;
+  /** Most space the log files may take, in bytes (null for a registered agent). */
+  maxLocalSize: number | null;
+  /** Log writing stops below this free disk space, in bytes (null for a registered agent). */
+  minLocalFreeSpace: number | null;
 }
 
 /** The attributes the limited view leaves out ("Detailed Only", agent-api.md §1.6.1). */
-export const AGENT_DETAILED_ONLY = ['warnings', 'apiServerIpWhitelist', 'apiServerMgmtConsole'] as const;
+export const AGENT_DETAILED_ONLY = [
+  'warnings',
+  'apiServerIpWhitelist',
+  'apiServerMgmtConsole',
+  'maxLocalSize',
+  'minLocalFreeSpace',
+] as const;
 
 export function limitedAgentView(agent: AgentDetailedView): AgentLimitedView {
   const copy: Partial<AgentDetailedView> = { ...agent };

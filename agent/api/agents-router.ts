@@ -1,24 +1,41 @@
 /**
- * `GET /api/v1/agents` and `GET /api/v1/agents/{id}` (DESIGN.md §4). For now the only agent is
- * the one hosting the API; issue 4 adds the others and the write routes. Visibility and views
- * come from the permission engine: Read and Modify agent see it detailed, Access activity
- * data limited, anything else gets 401 at the route.
+ * `/api/v1/agents/...` (agent-api.md §1.5 #2–15, DESIGN.md §4): the agent hosting the API
+ * (always present, never deleted) and other agents registered by address and port, with their
+ * reachability (checked in the background); the local agent's hosts and domain. Read, Modify
+ * agent (detailed) and Access activity data (the local agent only, limited) see agents; Modify
+ * agent registers, changes and deletes them; host routes under an agent follow the host rules.
  */
 import type Koa from 'koa';
 import { limitedAgentView, type AgentDetailedView } from '../../shared/agent-resource.js';
-import type { View } from '../../shared/permission-engine.js';
-import { apiAuth } from '../auth/bearer-auth.js';
-import { requirePermission, resolveById } from '../auth/require-permission.js';
+import { applyMergePatch } from '../../shared/merge-patch.js';
+import type { Locality, View } from '../../shared/permission-engine.js';
+import { requirePermission } from '../auth/require-permission.js';
+import { ApiError } from './api-error.js';
 import { pathParam, type ApiRouter } from './api-router.js';
-import type { LocalAgent } from './local-agent.js';
-
-export interface AgentsRouterDeps {
-  localAgent: LocalAgent;
-}
+import { createHost, deleteHost, listHosts, patchHost, renderHost } from './host-handlers.js';
+import { parseInput, readJsonBody, readMergePatch, rejectReadOnly, viaService } from './request-input.js';
+import { created, noContent, resolve, visible } from './resource-access.js';
+import { actorOf, linksOf, viewDeps, type ResourceRouteDeps } from './resource-deps.js';
+import {
+  agentCreateSchema,
+  AGENT_READ_ONLY,
+  localAgentWriteSchema,
+  registeredAgentWriteSchema,
+} from './schemas/agent-schemas.js';
+import {
+  localAgentFields,
+  localAgentWritable,
+  registeredAgentFields,
+  registeredAgentView,
+  registeredAgentWritable,
+  renameLocalAgentField,
+  renameRegisteredAgentField,
+} from './views/agent-view.js';
+import { domainView } from './views/domain-view.js';
 
 /**
- * The JSON of each view, kept as long as the (frozen, cached) agent object lives: the same
- * bytes answer every request until the agent's description changes.
+ * The JSON of each view of the local agent, kept as long as its (frozen, cached) description
+ * lives: the same bytes answer every request until the agent's description changes.
  */
 const serialized = new WeakMap<AgentDetailedView, Record<View, string>>();
 
@@ -26,7 +43,7 @@ function json(agent: AgentDetailedView, view: View): string {
   let both = serialized.get(agent);
   if (!both) {
     both = { detailed: JSON.stringify(agent), limited: JSON.stringify(limitedAgentView(agent)) };
-    serialized.set(agent, both);
+    if (Object.isFrozen(agent)) serialized.set(agent, both);
   }
   return both[view];
 }
@@ -36,23 +53,188 @@ function sendJson(ctx: Koa.Context, text: string): void {
   ctx.body = text;
 }
 
-export function registerAgentRoutes(router: ApiRouter, deps: AgentsRouterDeps): void {
-  // Links are absolute and use the name the client used to reach this agent (always HTTPS).
-  const all = (ctx: Koa.Context): AgentDetailedView[] => [
-    deps.localAgent.describe(`https://${ctx.host || `127.0.0.1:${deps.localAgent.apiPort}`}`),
-  ];
-  const localityOf = (agent: AgentDetailedView): 'local' | 'other' =>
-    agent.id === deps.localAgent.id ? 'local' : 'other';
+/** The local agent first, then the registered ones in the order they were registered. */
+function allAgents(ctx: Koa.Context, deps: ResourceRouteDeps): AgentDetailedView[] {
+  const links = linksOf(ctx, deps);
+  const local = deps.localAgent.describe(links.origin);
+  const registered = deps.agents.registered();
+  if (registered.length === 0) return [local];
+  return [local, ...registered.map((a) => registeredAgentView(a, deps.reachability.status(a), links))];
+}
 
-  router.get('/api/v1/agents', requirePermission('agent', 'read'), (ctx) => {
-    const visible = apiAuth(ctx).access.filter('agent', all(ctx), localityOf);
-    sendJson(ctx, `[${visible.map(({ item, view }) => json(item, view)).join(',')}]`);
+function localityOf(deps: ResourceRouteDeps): (agent: { id: string }) => Locality {
+  return (agent) => (agent.id === deps.localAgent.id ? 'local' : 'other');
+}
+
+/** A list of agents in the client's views (collections drop what it may not see). */
+export function renderAgentList(
+  ctx: Koa.Context,
+  deps: ResourceRouteDeps,
+  include: (agent: AgentDetailedView) => boolean = () => true,
+): void {
+  const agents = allAgents(ctx, deps).filter(include);
+  const shown = visible(ctx, 'agent', agents, localityOf(deps));
+  sendJson(ctx, `[${shown.map(({ item, view }) => json(item, view)).join(',')}]`);
+}
+
+function findAgent(ctx: Koa.Context, deps: ResourceRouteDeps, id: string): AgentDetailedView | undefined {
+  if (id === deps.localAgent.id) return deps.localAgent.describe(linksOf(ctx, deps).origin);
+  const registered = deps.agents.findRegistered(id);
+  return registered && registeredAgentView(registered, deps.reachability.status(registered), linksOf(ctx, deps));
+}
+
+/**
+ * The agent in a path like `/agents/{id}/hosts`, checked with the rules of what is under it
+ * (`kind`): its hosts are "local" for the local agent and "other" for a registered one.
+ */
+function agentContainer(
+  ctx: Koa.Context,
+  deps: ResourceRouteDeps,
+  kind: 'host' | 'domain',
+  action: 'read' | 'write',
+): { id: string; local: boolean } {
+  const id = pathParam(ctx, 'agentId');
+  const local = id === deps.localAgent.id;
+  const exists = local || deps.agents.findRegistered(id) !== undefined;
+  resolve(ctx, kind, action, exists ? id : undefined, 'there is no such agent', local ? 'local' : 'other');
+  return { id, local };
+}
+
+function onlyLocal(deps: ResourceRouteDeps, id: string): ApiError {
+  const agent = deps.agents.findRegistered(id);
+  const where = agent ? ` (https://${agent.host.includes(':') ? `[${agent.host}]` : agent.host}:${agent.apiPort})` : '';
+  return new ApiError(
+    409,
+    'conflict',
+    `the hosts of another agent are configured through that agent's own API${where}`,
+    {
+      field: 'agentId',
+    },
+  );
+}
+
+export function registerAgentRoutes(router: ApiRouter, deps: ResourceRouteDeps): void {
+  router.get('/api/v1/agents', requirePermission('agent', 'read'), (ctx) => renderAgentList(ctx, deps));
+
+  router.post('/api/v1/agents', requirePermission('agent', 'write'), async (ctx) => {
+    const body = await readJsonBody(ctx);
+    rejectReadOnly(body, AGENT_READ_ONLY);
+    const write = parseInput(agentCreateSchema, body);
+    const agent = await viaService(
+      () => deps.agents.register(registeredAgentFields(write), actorOf(ctx)),
+      renameRegisteredAgentField,
+    );
+    created(ctx, registeredAgentView(agent, deps.reachability.status(agent), linksOf(ctx, deps)));
   });
 
   router.get('/api/v1/agents/:agentId', requirePermission('agent', 'read'), (ctx) => {
-    const id = pathParam(ctx, 'agentId');
-    const agent = all(ctx).find((a) => a.id === id);
-    const { resource, view } = resolveById(ctx, 'agent', 'read', agent, agent ? localityOf(agent) : 'other');
+    const agent = findAgent(ctx, deps, pathParam(ctx, 'agentId'));
+    const { resource, view } = resolve(
+      ctx,
+      'agent',
+      'read',
+      agent,
+      'there is no such agent',
+      agent ? localityOf(deps)(agent) : 'other',
+    );
     sendJson(ctx, json(resource, view));
+  });
+
+  router.patch('/api/v1/agents/:agentId', requirePermission('agent', 'write'), async (ctx) => {
+    const id = pathParam(ctx, 'agentId');
+    const agent = findAgent(ctx, deps, id);
+    const { view } = resolve(
+      ctx,
+      'agent',
+      'write',
+      agent,
+      'there is no such agent',
+      agent ? localityOf(deps)(agent) : 'other',
+    );
+    const patch = await readMergePatch(ctx);
+    const actor = actorOf(ctx);
+    if (id === deps.localAgent.id) {
+      rejectReadOnly(patch, [...AGENT_READ_ONLY, 'host', 'apiServerPort']);
+      await viaService(
+        () =>
+          deps.agents.updateLocal(
+            (current) =>
+              localAgentFields(parseInput(localAgentWriteSchema, applyMergePatch(localAgentWritable(current), patch))),
+            actor,
+            { keepAdmitting: ctx.socket.remoteAddress },
+          ),
+        renameLocalAgentField,
+      );
+    } else {
+      rejectReadOnly(patch, [...AGENT_READ_ONLY, 'apiServerIpWhitelist', 'maxLocalSize', 'minLocalFreeSpace']);
+      await viaService(
+        () =>
+          deps.agents.update(
+            id,
+            (current) =>
+              registeredAgentFields(
+                parseInput(registeredAgentWriteSchema, applyMergePatch(registeredAgentWritable(current), patch)),
+              ),
+            actor,
+          ),
+        renameRegisteredAgentField,
+      );
+    }
+    sendJson(ctx, json(findAgent(ctx, deps, id)!, view));
+  });
+
+  router.delete('/api/v1/agents/:agentId', requirePermission('agent', 'write'), async (ctx) => {
+    const id = pathParam(ctx, 'agentId');
+    const agent = findAgent(ctx, deps, id);
+    resolve(ctx, 'agent', 'write', agent, 'there is no such agent', agent ? localityOf(deps)(agent) : 'other');
+    await viaService(() => deps.agents.remove(id, actorOf(ctx)));
+    noContent(ctx);
+  });
+
+  // Hosts of an agent: the local agent's are this agent's hosts; a registered agent's are not known here.
+  router.get('/api/v1/agents/:agentId/hosts', requirePermission('host', 'read'), (ctx) => {
+    const { local } = agentContainer(ctx, deps, 'host', 'read');
+    ctx.body = local ? listHosts(ctx, deps) : [];
+  });
+
+  router.post('/api/v1/agents/:agentId/hosts', requirePermission('host', 'write'), async (ctx) => {
+    const { id, local } = agentContainer(ctx, deps, 'host', 'write');
+    if (!local) throw onlyLocal(deps, id);
+    await createHost(ctx, deps);
+  });
+
+  router.get('/api/v1/agents/:agentId/hosts/:hostId', requirePermission('host', 'read'), (ctx) => {
+    const { local } = agentContainer(ctx, deps, 'host', 'read');
+    const hostId = pathParam(ctx, 'hostId');
+    const host = local ? deps.hosts.find(hostId) : undefined;
+    const { resource, view } = resolve(ctx, 'host', 'read', host, 'there is no such host');
+    ctx.body = renderHost(ctx, deps, resource, view);
+  });
+
+  router.patch('/api/v1/agents/:agentId/hosts/:hostId', requirePermission('host', 'write'), async (ctx) => {
+    const { id, local } = agentContainer(ctx, deps, 'host', 'write');
+    if (!local) throw onlyLocal(deps, id);
+    await patchHost(ctx, deps, pathParam(ctx, 'hostId'));
+  });
+
+  router.delete('/api/v1/agents/:agentId/hosts/:hostId', requirePermission('host', 'write'), async (ctx) => {
+    const { id, local } = agentContainer(ctx, deps, 'host', 'write');
+    if (!local) throw onlyLocal(deps, id);
+    await deleteHost(ctx, deps, pathParam(ctx, 'hostId'));
+  });
+
+  // The domain the agent reads: the first enabled domain of its settings (docs/agent-api.md).
+  router.get('/api/v1/agents/:agentId/domain', requirePermission('domain', 'read'), (ctx) => {
+    const { local } = agentContainer(ctx, deps, 'domain', 'read');
+    const domain = local ? deps.domains.primary() : undefined;
+    const { resource, view } = resolve(
+      ctx,
+      'domain',
+      'read',
+      domain,
+      local ? 'this agent reads no domain' : 'the domain of another agent is not known here',
+      local ? 'local' : 'other',
+    );
+    ctx.body = domainView(resource, deps.outputs.ofDomain(resource.id), viewDeps(ctx, deps), view);
   });
 }

@@ -39,8 +39,15 @@ function isMethod(method: string): method is Method {
   return (METHODS as readonly string[]).includes(method);
 }
 
+/** A registered route: the method (GET routes also answer HEAD) and the find-my-way path. */
+export interface RouteInfo {
+  method: Exclude<Method, 'HEAD'>;
+  path: string;
+}
+
 export class ApiRouter {
   private readonly tree = FindMyWay({ caseSensitive: true, ignoreTrailingSlash: false, maxParamLength: 256 });
+  private readonly registered: RouteInfo[] = [];
 
   get(path: string, ...middleware: Koa.Middleware[]): this {
     return this.add(['GET', 'HEAD'], path, middleware);
@@ -64,9 +71,15 @@ export class ApiRouter {
 
   private add(methods: Method[], path: string, middleware: Koa.Middleware[]): this {
     if (middleware.length === 0) throw new Error(`route ${methods[0]} ${path} has no handler`);
+    this.registered.push({ method: methods[0] as RouteInfo['method'], path });
     // The chain is kept as the route's store; find-my-way's own handler slot is unused.
     this.tree.on(methods, path, () => undefined, compose(middleware));
     return this;
+  }
+
+  /** Every route registered so far, in registration order (the OpenAPI test compares them). */
+  routes(): readonly RouteInfo[] {
+    return this.registered;
   }
 
   /** The methods registered for `path` (empty when the path is unknown). */

@@ -5,7 +5,7 @@
  */
 import crypto from 'node:crypto';
 import os from 'node:os';
-import type { AgentDetailedView, AgentPlatform } from '../../shared/agent-resource.js';
+import type { AgentDetailedView, AgentPlatform, ResourceStatus } from '../../shared/agent-resource.js';
 import type { Settings } from '../config/settings-schema.js';
 import type { SettingsStore } from '../config/settings-store.js';
 
@@ -31,6 +31,11 @@ export interface LocalAgentFacts {
   version: string;
   apiPort: () => number;
   consoleUrl: () => string;
+  /**
+   * The agent's own status: OK while running; Error while records cannot be stored. Return the
+   * same object while nothing changes (views are cached until it does).
+   */
+  status: () => ResourceStatus;
 }
 
 function userName(): string {
@@ -72,12 +77,13 @@ export class LocalAgent {
     return this.configVersionOf.value;
   }
 
-  private described: { origin: string; settings: Settings | null; port: number; view: AgentDetailedView | null } = {
-    origin: '',
-    settings: null,
-    port: 0,
-    view: null,
-  };
+  private described: {
+    origin: string;
+    settings: Settings | null;
+    port: number;
+    status: ResourceStatus | null;
+    view: AgentDetailedView | null;
+  } = { origin: '', settings: null, port: 0, status: null, view: null };
 
   /**
    * The detailed view; `origin` (`https://host:port`) makes the links absolute. Built again only
@@ -86,17 +92,27 @@ export class LocalAgent {
   describe(origin: string): AgentDetailedView {
     const settings = this.facts.settings.current;
     const port = this.facts.apiPort();
+    const status = this.facts.status();
     const last = this.described;
-    if (last.view && last.origin === origin && last.settings === settings && last.port === port) return last.view;
+    if (
+      last.view &&
+      last.origin === origin &&
+      last.settings === settings &&
+      last.port === port &&
+      last.status === status
+    ) {
+      return last.view;
+    }
     // Shared by every request until something changes: frozen so no handler can alter it.
-    const view = Object.freeze(this.build(origin));
+    const view = Object.freeze(this.build(origin, status));
     Object.freeze(view.warnings);
     Object.freeze(view.apiServerIpWhitelist);
-    this.described = { origin, settings, port, view };
+    Object.freeze(view.status);
+    this.described = { origin, settings, port, status, view };
     return view;
   }
 
-  private build(origin: string): AgentDetailedView {
+  private build(origin: string, status: ResourceStatus): AgentDetailedView {
     const id = this.id;
     const self = `${origin}/api/v1/agents/${encodeURIComponent(id)}`;
     const host = this.host;
@@ -109,7 +125,7 @@ export class LocalAgent {
       domain: '',
       osVersion: this.osVersion,
       isDC: false,
-      errorMessage: '',
+      errorMessage: status.type === 'Error' ? status.details : '',
       installState: 'Installed',
       version: this.facts.version,
       configVersion: this.configVersion(),
@@ -118,10 +134,13 @@ export class LocalAgent {
       apiServerIsEnabled: true,
       apiServerPort: this.facts.apiPort(),
       userName: this.userName,
-      comment: '',
-      warnings: [],
+      comment: this.facts.settings.current.agent.comment,
+      status: { ...status },
+      warnings: status.type === 'OK' ? [] : [status.summary],
       apiServerIpWhitelist: [...this.facts.settings.current.allowList],
       apiServerMgmtConsole: this.facts.consoleUrl(),
+      maxLocalSize: this.facts.settings.current.logStorage.maxLocalSize,
+      minLocalFreeSpace: this.facts.settings.current.logStorage.minLocalFreeSpace,
     };
   }
 }

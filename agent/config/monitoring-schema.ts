@@ -28,7 +28,7 @@ export const resourceIdSchema = z
   .string()
   .regex(/^[A-Za-z0-9{}._-]{1,64}$/, 'letters, digits, "{", "}", ".", "_" or "-", 1 to 64 characters');
 
-const absolutePathSchema = z
+export const absolutePathSchema = z
   .string()
   .min(1)
   .max(4096)
@@ -132,31 +132,52 @@ export const fileFilterSchema = z.strictObject({
 });
 export type FileFilter = z.infer<typeof fileFilterSchema>;
 
-const outputObjectSchema = z
-  .strictObject({
-    id: resourceIdSchema,
-    hostId: resourceIdSchema,
-    type: z.enum(OUTPUT_TYPES),
-    enabled: z.boolean().default(true),
-    comment: z.string().max(2000).default(''),
-    logFile: logFileOptionsSchema.optional(),
-    syslog: syslogOptionsSchema.optional(),
-    fileFilter: fileFilterSchema.prefault({}),
-  })
-  .superRefine((output, ctx) => {
-    if (output.type === 'Syslog' && output.syslog === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['syslog'], message: 'a Syslog output needs syslog options (server)' });
-    }
-  });
+/** What every output has, whether it belongs to a host or to a domain. */
+const outputOptionsShape = {
+  type: z.enum(OUTPUT_TYPES),
+  enabled: z.boolean().default(true),
+  comment: z.string().max(2000).default(''),
+  logFile: logFileOptionsSchema.optional(),
+  syslog: syslogOptionsSchema.optional(),
+  fileFilter: fileFilterSchema.prefault({}),
+};
+
+function checkOutputOptions(output: { type: string; syslog?: unknown }, ctx: z.RefinementCtx): void {
+  if (output.type === 'Syslog' && output.syslog === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['syslog'], message: 'a Syslog output needs syslog options (server)' });
+  }
+}
 
 /** A LogFile output may omit `logFile` and gets the defaults. */
-export const outputSchema = z.preprocess((value) => {
+function withLogFileDefault(value: unknown): unknown {
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     const object = value as Record<string, unknown>;
     if (object['type'] === 'LogFile' && object['logFile'] === undefined) return { ...object, logFile: {} };
   }
   return value;
-}, outputObjectSchema);
+}
+
+const outputObjectSchema = z
+  .strictObject({ id: resourceIdSchema, hostId: resourceIdSchema, ...outputOptionsShape })
+  .superRefine(checkOutputOptions);
+
+export const outputSchema = z.preprocess(withLogFileDefault, outputObjectSchema);
+
+/** What a caller gives to create or change an output: the settings of one, without id and owner. */
+export type OutputInput = Omit<z.input<typeof outputObjectSchema>, 'id' | 'hostId'>;
+/** What a caller gives to create or change a host. */
+export type HostInput = Omit<z.input<typeof hostSchema>, 'id'>;
+
+const domainOutputObjectSchema = z
+  .strictObject({ id: resourceIdSchema, domainId: resourceIdSchema, ...outputOptionsShape })
+  .superRefine(checkOutputOptions);
+
+/**
+ * An output of a directory domain (agent-api.md §2.2: defined once for the domain). This agent
+ * has no Active Directory source, so such an output is kept and shown but receives nothing.
+ */
+export const domainOutputSchema = z.preprocess(withLogFileDefault, domainOutputObjectSchema);
+export type DomainOutputSettings = z.infer<typeof domainOutputObjectSchema>;
 export type OutputSettings = z.infer<typeof outputObjectSchema>;
 
 const GB = 1024 ** 3;

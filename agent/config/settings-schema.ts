@@ -8,10 +8,14 @@ import { DEFAULT_ALLOW_LIST, parseAllowListEntry } from '../../shared/ip-address
 import {
   auditStoreSettingsSchema,
   checkMonitoringSection,
+  domainOutputSchema,
   hostSchema,
   logStorageSchema,
   outputSchema,
 } from './monitoring-schema.js';
+import { registeredAgentsSchema } from './fleet-schema.js';
+import { domainSchema, policySchema } from './directory-schema.js';
+import { checkDirectorySection } from './directory-checks.js';
 import { clientApplicationSchema, clientsSchema } from './clients-schema.js';
 import { AUDIT_ROLES, auditUserSchema, auditUsersSchema, passwordHashSchema } from './audit-users-schema.js';
 
@@ -63,6 +67,8 @@ export const localAgentSettingsSchema = z.strictObject({
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'letters, digits, "_" and "-", at most 64')
     .optional(),
+  /** Shown in the agent resource; changed with PATCH /api/v1/agents/{id}. */
+  comment: z.string().max(2000).default(''),
 });
 
 export const settingsSchema = z
@@ -87,8 +93,17 @@ export const settingsSchema = z
     auditStore: auditStoreSettingsSchema.prefault({}),
     /** Users of the audit API (HTTP Basic); managed with `vigil user` and the console. */
     auditUsers: auditUsersSchema.default([]),
+    /** Other agents registered so a console keeps its fleet in one place (issue 4). */
+    agents: registeredAgentsSchema.default([]),
+    /** Directory domains this agent knows (agent-api.md §1.6.2). */
+    domains: z.array(domainSchema).max(100).default([]),
+    /** Outputs of the domains (agent-api.md §2.2); ids are unique together with `outputs`. */
+    domainOutputs: z.array(domainOutputSchema).max(1000).default([]),
+    /** Active Directory monitoring policies of the domains (agent-api.md §1.6.6). */
+    policies: z.array(policySchema).max(500).default([]),
   })
-  .superRefine(checkMonitoringSection);
+  .superRefine(checkMonitoringSection)
+  .superRefine(checkDirectorySection);
 
 export type Settings = z.infer<typeof settingsSchema>;
 export type StoredClientApplication = z.infer<typeof clientApplicationSchema>;

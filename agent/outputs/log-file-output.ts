@@ -70,7 +70,12 @@ export class LogFileOutput {
   files(): LogFileName[] {
     let names: string[];
     try {
-      names = fs.readdirSync(this.o.dir);
+      // Regular files only: a symbolic link named like a log file is never cut, zipped or served
+      // (zipping one would copy whatever it points at into the logs folder).
+      names = fs
+        .readdirSync(this.o.dir, { withFileTypes: true })
+        .filter((entry) => entry.isFile())
+        .map((entry) => entry.name);
     } catch {
       return [];
     }

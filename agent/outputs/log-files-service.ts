@@ -27,6 +27,19 @@ export interface LogFileInfo {
   outputId: string | null;
 }
 
+/** A log file opened for download: read it through `handle`; close the handle when done. */
+export interface OpenLogFile {
+  handle: fs.promises.FileHandle;
+  name: string;
+  size: number;
+  mtime: Date;
+  type: 'Tsv' | 'Json';
+  isZip: boolean;
+}
+
+/** Refuse a symbolic link where the name should be a file (POSIX; Windows has no such flag). */
+const NO_FOLLOW = fs.constants.O_NOFOLLOW ?? 0;
+
 export class LogFilesService {
   private readonly zipRanges = new Map<string, { stamp: string; range: ActivityRange }>();
 
@@ -62,6 +75,38 @@ export class LogFilesService {
     if (!parsed) return null;
     const owner = logFileOwners(this.settings()).get(`${parsed.base}.${parsed.format}`) ?? null;
     return this.describe(fileId, owner);
+  }
+
+  /**
+   * Opens a log file by id for reading, or null when there is none. Only a name that is a log
+   * file name (no separator, no `..`, nothing but `[A-Za-z0-9._-]`) is ever joined to the logs
+   * folder, so nothing outside it is touched; the file is opened without following a symbolic
+   * link and must be a regular file. The size is the file's at this moment (it may grow).
+   */
+  async open(fileId: string): Promise<OpenLogFile | null> {
+    const parsed = parseLogFileName(fileId);
+    if (!parsed) return null;
+    let handle: fs.promises.FileHandle;
+    try {
+      handle = await fs.promises.open(path.join(this.dir, parsed.fileName), fs.constants.O_RDONLY | NO_FOLLOW);
+    } catch {
+      return null;
+    }
+    try {
+      const stat = await handle.stat();
+      if (!stat.isFile()) throw new Error('not a regular file');
+      return {
+        handle,
+        name: parsed.fileName,
+        size: stat.size,
+        mtime: stat.mtime,
+        type: parsed.format,
+        isZip: parsed.zipped,
+      };
+    } catch {
+      await handle.close();
+      return null;
+    }
   }
 
   private async describe(name: string, outputId: string | null): Promise<LogFileInfo | null> {

@@ -221,6 +221,25 @@ describe('LogFileOutput', () => {
   });
 });
 
+describe('symbolic links in the logs folder', () => {
+  it('are never cut, zipped or counted, whatever they point at', async () => {
+    const r = rig();
+    const outside = path.join(r.dir, '..', 'secret.txt');
+    fs.mkdirSync(r.dir, { recursive: true });
+    fs.writeFileSync(outside, 'no newline at the end');
+    fs.symlinkSync(outside, path.join(r.dir, 'desk-01_Log_20260301.tsv'));
+    const o = r.output(); // start-up repair would cut a torn last line
+    r.commit(o, [stored(T0)]);
+    await o.maintain(); // a closed day would be zipped
+    expect(fs.readFileSync(outside, 'utf8')).toBe('no newline at the end');
+    expect(fs.existsSync(path.join(r.dir, 'desk-01_Log_20260301.tsv.zip'))).toBe(false);
+    expect(r.status.output('o1')?.stats.filesCount).toBe(1);
+    const service = new LogFilesService(r.dir, () => r.settings);
+    expect((await service.list('o1')).map((f) => f.id)).toEqual(['desk-01_Log_20260310.tsv']);
+    expect(await service.open('desk-01_Log_20260301.tsv')).toBeNull();
+  });
+});
+
 describe('LogFilesService.get', () => {
   it('finds a log file by its name and nothing else', async () => {
     const r = rig();

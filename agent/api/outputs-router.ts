@@ -1,0 +1,20 @@
+/**
+ * `/api/v1/outputs` and `/api/v1/outputs/{id}`: every output of this agent, host outputs then
+ * domain outputs (agent-api.md §1.6.4). Changes go through the host or domain path.
+ */
+import { requirePermission } from '../auth/require-permission.js';
+import { pathParam, type ApiRouter } from './api-router.js';
+import { renderOutput, resolveOutput } from './output-handlers.js';
+import { visible } from './resource-access.js';
+import type { ResourceRouteDeps } from './resource-deps.js';
+
+export function registerOutputRoutes(router: ApiRouter, deps: ResourceRouteDeps): void {
+  router.get('/api/v1/outputs', requirePermission('output', 'read'), (ctx) => {
+    ctx.body = visible(ctx, 'output', deps.outputs.list()).map(({ item }) => renderOutput(ctx, deps, item));
+  });
+
+  router.get('/api/v1/outputs/:outputId', requirePermission('output', 'read'), (ctx) => {
+    const { resource } = resolveOutput(ctx, deps, pathParam(ctx, 'outputId'), null);
+    ctx.body = renderOutput(ctx, deps, resource);
+  });
+}

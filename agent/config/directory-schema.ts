@@ -1,0 +1,56 @@
+/**
+ * Directory domains the agent knows (name, the LDAP server to read it from, enabled), their
+ * outputs, and their Active Directory monitoring policies (agent-api.md §1.6.2, §1.6.6, §2.6).
+ * A workstation agent has no Active Directory source: these are kept, validated and served so
+ * that scripts and consoles written for the replaced product can manage them in one place.
+ */
+import { z } from 'zod';
+import { hostNameOrAddressSchema } from './fleet-schema.js';
+import { resourceIdSchema } from './monitoring-schema.js';
+
+/** `ldap://host[:port]` or `ldaps://host[:port]`, nothing after the authority. */
+export const ldapServerSchema = z
+  .string()
+  .max(300)
+  .superRefine((value, ctx) => {
+    const match = /^(ldaps?):\/\/(\[[0-9A-Fa-f:.]+\]|[^/:[\]]+)(?::(\d{1,5}))?\/?$/i.exec(value);
+    const host = match?.[2]?.replace(/^\[|\]$/g, '') ?? '';
+    const port = match?.[3] === undefined ? 1 : Number(match[3]);
+    if (!match || !hostNameOrAddressSchema.safeParse(host).success || port < 1 || port > 65535) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be an LDAP address such as ldaps://dc1.corp.example.com:636 or ldap://10.0.0.5',
+      });
+    }
+  });
+
+export const domainSchema = z.strictObject({
+  /** The NetBIOS-style name the product uses as the domain id (`CORP`). */
+  id: resourceIdSchema,
+  /** DNS name of the domain (`corp.example.com`). */
+  name: z.string().trim().min(1).max(255),
+  ldapServer: ldapServerSchema,
+  /** Account used to read the directory; the password is never returned by the APIs. */
+  userName: z.string().max(256).default(''),
+  password: z.string().max(1024).optional(),
+  enabled: z.boolean().default(true),
+  comment: z.string().max(2000).default(''),
+});
+export type DomainSettings = z.infer<typeof domainSchema>;
+
+/** The policy body: well-formedness is checked where it enters (agent/resources/policy-xml.ts). */
+export const POLICY_XML_MAX = 256 * 1024;
+
+export const policySchema = z.strictObject({
+  id: resourceIdSchema,
+  domainId: resourceIdSchema,
+  name: z.string().trim().min(1).max(255),
+  description: z.string().max(4000).default(''),
+  /** Folder of the policy, `\`-separated like the product's (`Policies\Auditing`). */
+  path: z.string().max(1024).default(''),
+  guid: z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'a lower-case UUID'),
+  enabled: z.boolean().default(true),
+  updatedAt: z.iso.datetime({ offset: false }),
+  xml: z.string().min(1).max(POLICY_XML_MAX),
+});
+export type PolicySettings = z.infer<typeof policySchema>;

@@ -1,0 +1,61 @@
+/**
+ * The XML body of an Active Directory monitoring policy (agent-api.md §1.6.6): it must be one
+ * well-formed document. It goes through the audit API's safe reader (agent/audit/xml-document.ts,
+ * security.md §3.3): DOCTYPE and ENTITY declarations refused up front (no XXE, no entity bombs),
+ * forbidden characters refused, fast-xml-parser's validator for well-formedness with line and
+ * column, then a parse with entities off and a nesting limit.
+ *
+ * A policy posted as raw XML takes its name, description, path and enabled state from the
+ * document when it holds them: child elements or attributes of the root named `Name`,
+ * `Description`, `Path`, `Enabled` or `IsEnabled` (any case). Ids and GUIDs in the XML are
+ * ignored: the agent assigns its own (the replaced product does the same).
+ */
+import { AuditError } from '../audit/audit-errors.js';
+import { parseXmlDocument, type XmlElement } from '../audit/xml-document.js';
+import { invalidField } from './resource-error.js';
+
+/** Deep enough for any policy; fast-xml-parser's own default. */
+const MAX_DEPTH = 100;
+
+export function parsePolicyXml(xml: string, field = 'xml'): XmlElement {
+  try {
+    return parseXmlDocument(xml, MAX_DEPTH);
+  } catch (error) {
+    if (!(error instanceof AuditError)) throw error;
+    const where = error.location ? ` (${error.location})` : '';
+    throw invalidField(field, `the policy XML is not a well-formed document: ${error.detail}${where}`);
+  }
+}
+
+export interface PolicyXmlFields {
+  name?: string;
+  description?: string;
+  path?: string;
+  enabled?: boolean;
+}
+
+function valueOf(root: XmlElement, names: readonly string[]): string | undefined {
+  for (const name of names) {
+    const lower = name.toLowerCase();
+    for (const [attribute, value] of root.attributes) if (attribute.toLowerCase() === lower) return value;
+    const child = root.children.find((c) => c.name.toLowerCase() === lower && c.children.length === 0);
+    if (child) return child.text;
+  }
+  return undefined;
+}
+
+/** The fields a policy document names about itself (see the file comment). */
+export function policyFieldsFromXml(root: XmlElement): PolicyXmlFields {
+  const out: PolicyXmlFields = {};
+  const name = valueOf(root, ['Name']);
+  if (name !== undefined && name.trim() !== '') out.name = name.trim();
+  const description = valueOf(root, ['Description']);
+  if (description !== undefined) out.description = description;
+  const path = valueOf(root, ['Path']);
+  if (path !== undefined) out.path = path;
+  const enabled = valueOf(root, ['IsEnabled', 'Enabled']);
+  if (enabled !== undefined && /^(true|false|1|0)$/i.test(enabled.trim())) {
+    out.enabled = /^(true|1)$/i.test(enabled.trim());
+  }
+  return out;
+}

@@ -1,0 +1,31 @@
+/**
+ * The "Detailed Only" attributes of each agent API resource (spec §2): a client whose only
+ * view of a resource is the limited one (Access activity data) gets it without them. The
+ * choices, and why, are in docs/agent-api.md ("Limited and detailed views"). Pure.
+ */
+export { AGENT_DETAILED_ONLY } from './agent-resource.js';
+
+/** The monitoring configuration: which folders, how often rescanned, the status history. */
+export const HOST_DETAILED_ONLY = [
+  'includePaths',
+  'excludePaths',
+  'rescanIntervalMinutes',
+  'statusHistoryUrl',
+] as const;
+
+/** Where and as whom the directory is read, and the policies (Access activity data never sees policies). */
+export const DOMAIN_DETAILED_ONLY = ['ldapServer', 'userName', 'policiesUrl'] as const;
+
+/** The policy document (agent-api.md §1.6.6). Every permission that sees policies sees them detailed. */
+export const POLICY_DETAILED_ONLY = ['xml'] as const;
+
+/** Outputs and log files have no Detailed Only attribute (agent-api.md §1.6.4, §1.6.5). */
+export const OUTPUT_DETAILED_ONLY = [] as const;
+export const LOG_FILE_DETAILED_ONLY = [] as const;
+
+/** A copy of `resource` without `keys`. */
+export function withoutKeys<T extends object, K extends keyof T>(resource: T, keys: readonly K[]): Omit<T, K> {
+  const copy: Partial<T> = { ...resource };
+  for (const key of keys) delete copy[key];
+  return copy as Omit<T, K>;
+}
