@@ -37,7 +37,29 @@ function localIso(ms: number): string {
 
 function records(): NewActivityRecord[] {
   const now = Date.now();
-  const whens = [now - 60_000, now - DAY, now - 5 * DAY, now - 20 * DAY, now - 60 * DAY, now + 2 * DAY];
+  const d = new Date(now);
+  const startOfToday = new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime();
+  const startOfYesterday = new Date(d.getFullYear(), d.getMonth(), d.getDate() - 1).getTime();
+  // Today's and yesterday's records stay inside their local day whatever the hour the suite
+  // runs (spreading them by whole hours pushed "yesterday" into today after 23:00); the older
+  // ones are spread over the hours of their days so WorkingHours has both matches and misses.
+  const when = (i: number): number => {
+    const hours = i * 3_600_000;
+    switch (i % 6) {
+      case 0:
+        return startOfToday + ((now - startOfToday) * (i + 1)) / 40;
+      case 1:
+        return startOfYesterday + (i + 0.5) * 2_400_000; // 36 × 40 min < 24 h
+      case 2:
+        return now - 5 * DAY + hours;
+      case 3:
+        return now - 20 * DAY + hours;
+      case 4:
+        return now - 60 * DAY + hours;
+      default:
+        return now + 2 * DAY + hours;
+    }
+  };
   const who = ['HOST\\alice', 'HOST\\bob', 'ENTERPRISE\\Administrator', 'carol@example.com', 'HOST\\Müller', 'x_%\\y'];
   const out: NewActivityRecord[] = [];
   for (let i = 0; i < 36; i++) {
@@ -45,7 +67,7 @@ function records(): NewActivityRecord[] {
       Who: who[i % who.length]!,
       Action: ['Added', 'Removed', 'Modified', 'Read (Failed Attempt)'][i % 4]!,
       What: [`/home/alice/report-${i}.txt`, `C:\\Users\\Bob\\Ünïcode-${i}.doc`, `/srv/100%_done/${i}`][i % 3]!,
-      When: localIso(whens[i % whens.length]! + i * 3_600_000),
+      When: localIso(when(i)),
       Where: ['ws-01.corp.local', 'EnterpriseDC1', 'host-β'][i % 3]!,
       ObjectType: ['File', 'Folder', 'Mailbox', 'user'][i % 4]!,
       DataSource: i % 6 === 5 ? 'Vigil API' : 'File System',
