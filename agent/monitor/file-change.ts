@@ -45,13 +45,15 @@ function whenOf(timeMs: number): string {
 }
 
 export function fileChangeToItem(change: FileChange, host: MonitoredHost, account: LocalAccount): PipelineItem {
-  const details: ActivityDetail[] = [];
+  let details: ActivityDetail[] | undefined;
   const what = change.newPath ?? change.path;
-  if (change.newPath !== undefined) details.push({ PropertyName: 'Path', Before: change.path, After: change.newPath });
-  if (change.action === 'Modified' && change.sizeBefore !== change.sizeAfter) {
-    details.push({ PropertyName: 'Size', Before: String(change.sizeBefore), After: String(change.sizeAfter) });
+  if (change.newPath !== undefined) {
+    (details ??= []).push({ PropertyName: 'Path', Before: change.path, After: change.newPath });
   }
-  if (change.byScan) details.push({ PropertyName: 'Detection', Message: SCAN_MESSAGE });
+  if (change.action === 'Modified' && change.sizeBefore !== change.sizeAfter) {
+    (details ??= []).push({ PropertyName: 'Size', Before: String(change.sizeBefore), After: String(change.sizeAfter) });
+  }
+  if (change.byScan) (details ??= []).push({ PropertyName: 'Detection', Message: SCAN_MESSAGE });
   // Built as literals with optional fields added after: a spread inside a literal sends V8
   // (Node 20) down a slow copying path that costs more than the rest of this function.
   const record: PipelineItem['record'] = {
@@ -66,7 +68,7 @@ export function fileChangeToItem(change: FileChange, host: MonitoredHost, accoun
     Item: { Name: change.root },
     Workstation: account.hostname,
   };
-  if (details.length > 0) record.DetailList = details;
+  if (details !== undefined) record.DetailList = details;
   const file: FileActivity = {
     operation: change.action,
     objectType: change.dir ? 'Folder' : 'File',

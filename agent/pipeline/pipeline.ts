@@ -241,7 +241,7 @@ export class Pipeline {
     const stored = new Array<StoredItem>(items.length);
     try {
       this.options.store.transaction(() => {
-        const records = this.options.store.insertBatch(items.map((item) => item.record));
+        const records = this.options.store.insertInTransaction(items.map((item) => item.record));
         for (let i = 0; i < items.length; i++) stored[i] = storedItem(items[i]!, records[i]!);
         for (const entry of batch) entry.submission.commitWith?.();
         this.options.outputs?.writeInTransaction(stored);
