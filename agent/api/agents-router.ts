@@ -31,6 +31,17 @@ function json(agent: AgentDetailedView, view: View): string {
   return both[view];
 }
 
+/**
+ * `ctx.host` for the usual request: the Host header as it came. Koa's getter splits every
+ * value at commas and looks for userinfo on each call, which the profile of this route (it
+ * answers every GET of an agent) showed as a visible share; those rare headers still take it.
+ */
+function requestHost(ctx: Koa.Context): string {
+  const host = ctx.req.headers.host;
+  if (host === undefined || host.includes(',') || host.includes('@') || host.trim() !== host) return ctx.host;
+  return host;
+}
+
 function sendJson(ctx: Koa.Context, text: string): void {
   ctx.type = 'application/json; charset=utf-8';
   ctx.body = text;
@@ -39,7 +50,7 @@ function sendJson(ctx: Koa.Context, text: string): void {
 export function registerAgentRoutes(router: ApiRouter, deps: AgentsRouterDeps): void {
   // Links are absolute and use the name the client used to reach this agent (always HTTPS).
   const all = (ctx: Koa.Context): AgentDetailedView[] => [
-    deps.localAgent.describe(`https://${ctx.host || `127.0.0.1:${deps.localAgent.apiPort}`}`),
+    deps.localAgent.describe(`https://${requestHost(ctx) || `127.0.0.1:${deps.localAgent.apiPort}`}`),
   ];
   const localityOf = (agent: AgentDetailedView): 'local' | 'other' =>
     agent.id === deps.localAgent.id ? 'local' : 'other';
