@@ -43,7 +43,6 @@ import { ConsoleSessions } from './console/console-sessions.js';
 import { buildClientsRouter } from './console/clients-router.js';
 import { AuditReader } from './store/audit-reader.js';
 import { SearchIndex } from './store/search-index.js';
-import { RecordJsonPool } from './store/record-json-pool.js';
 import { MarkCodec } from './audit/continuation-mark.js';
 import { AuditService } from './audit/audit-service.js';
 import { BodyParsePool } from './audit/body-parse-pool.js';
@@ -185,8 +184,6 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       ...(options.auditStepMs !== undefined ? { stepMs: options.auditStepMs } : {}),
     });
     cleanups.push(async () => reader.close(true));
-    const recordPool = new RecordJsonPool(paths.auditDb);
-    cleanups.push(() => recordPool.close());
     const parsePool = new BodyParsePool();
     cleanups.push(() => parsePool.close());
     const users = new AuditUserService(settings);
@@ -254,7 +251,6 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       users,
       service: auditService,
       reader,
-      recordPool,
       parsePool,
     });
     let urls: AgentUrls | null = null;

@@ -22,7 +22,9 @@ function generator(): (i: number) => NewActivityRecord {
   const rnd = (): number => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const words = ['projects', 'docs', 'src', 'build', 'reports', 'photos', 'music', 'tmp', 'cache', 'notes'];
   const actions = ['Added', 'Modified', 'Removed', 'Renamed', 'Moved'];
-  const start = Date.UTC(2026, 0, 1);
+  // Within the default retention (180 days) of the day the store is built: the agent's record
+  // retention must not delete the store while the benchmark measures it.
+  const start = Math.floor(Date.now() / 86_400_000 - 60) * 86_400_000;
   return (i) => {
     const user = i % 100_000 === 4242 ? RARE : `user${Math.floor(rnd() * 200)}`;
     const host = `HOST${Math.floor(rnd() * 20)}`;

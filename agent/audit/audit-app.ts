@@ -20,14 +20,13 @@ import { readBody } from './body-reader.js';
 import type { BodyParsePool } from './body-parse-pool.js';
 import { LoginLimiter } from './login-limiter.js';
 import { parseQuery, requestedFormat } from './query-params.js';
-import { SMALL_PAGE, pageSlices, recordPageBuffer, recordPageStream, type WireFormat } from './record-stream.js';
+import { SMALL_PAGE, prepareSlices, recordPageBuffer, recordPageStream, type WireFormat } from './record-stream.js';
 import { ReadAhead } from './read-ahead.js';
 import { jsonBody, xmlBody } from './request-body.js';
 import { errorListJson, errorListXml } from './response-writers.js';
 import { markFromJson, markFromXml, searchFromJson, searchFromXml } from './search-request.js';
 import { vendorProfile } from './vendor-profile.js';
 import type { AuditReader } from '../store/audit-reader.js';
-import type { RecordJsonPool } from '../store/record-json-pool.js';
 
 export interface AuditAppDeps {
   log: Logger;
@@ -36,8 +35,6 @@ export interface AuditAppDeps {
   users: AuditUserService;
   service: AuditService;
   reader: AuditReader;
-  /** Builds JSON pages on a second core (optional). */
-  recordPool?: RecordJsonPool;
   parsePool: BodyParsePool;
   limits?: AuditLimits;
   limiter?: LoginLimiter;
@@ -207,7 +204,6 @@ export function buildAuditApp(deps: AuditAppDeps): Koa {
     ctx.type = query.format === 'json' ? 'application/json; charset=utf-8' : 'application/xml; charset=utf-8';
     const recordPage = {
       reader: deps.reader,
-      ...(deps.recordPool ? { pool: deps.recordPool } : {}),
       seqs: page.seqs,
       format: query.format,
       profile,
@@ -218,17 +214,15 @@ export function buildAuditApp(deps: AuditAppDeps): Koa {
     ctx.body = page.seqs.length <= SMALL_PAGE ? recordPageBuffer(recordPage) : recordPageStream(recordPage);
 
     // A full page of an export in JSON: prepare the next one while the client reads this one.
-    const pool = deps.recordPool;
-    if (pool && query.format === 'json' && position.conditions.length === 0 && page.seqs.length === query.count) {
+    if (query.format === 'json' && position.conditions.length === 0 && page.seqs.length === query.count) {
       const key = ReadAhead.key(page.mark, query.count);
       setImmediate(() => {
         deps.service
           .page(page.next, query.count, () => false)
           .then(
             (ahead) => {
-              if (ahead.seqs.length !== query.count || !pool.available) return;
-              const slices = pageSlices(ahead.seqs).map((slice) => pool.fetchJson(slice));
-              readAhead.put(key, { ...ahead, slices });
+              if (ahead.seqs.length !== query.count) return;
+              readAhead.put(key, { ...ahead, slices: prepareSlices(deps.reader, ahead.seqs) });
             },
             () => undefined, // the request for that page will report any failure itself
           );

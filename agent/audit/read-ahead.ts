@@ -1,9 +1,9 @@
 /**
  * Read-ahead for exports. A client that enumerates everything asks for a page, parses it, then
  * asks for the next one with its mark: while it parses, the agent would sit idle. So after
- * sending a full page of an unfiltered enumeration, the agent starts building the next page on
- * the record worker, keyed by the mark it just issued; when that mark comes back, the page is
- * (partly) ready. Only full pages are prepared: their content can no longer change (records are
+ * sending a full page of an unfiltered enumeration, the agent starts building the next page, a
+ * slice per turn of the event loop (record-stream.ts, prepareSlices), keyed by the mark it just
+ * issued; when that mark comes back, the page is (partly) ready. Only full pages are prepared: their content can no longer change (records are
  * immutable and new ones get higher `seq`), so a prepared page is exactly what a fresh one would
  * be. At most `max` pages are held (a page is kept as its slices, never as one string), each for
  * at most `ttlMs`.

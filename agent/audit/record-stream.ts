@@ -6,7 +6,6 @@
 import { Readable } from 'node:stream';
 import { rawToRecord } from '../store/raw-record.js';
 import type { AuditReader } from '../store/audit-reader.js';
-import type { RecordJsonPool } from '../store/record-json-pool.js';
 import type { VendorProfile } from './vendor-profile.js';
 import {
   RECORD_LIST_JSON_HEAD,
@@ -22,8 +21,6 @@ const SLICE = 1000;
 
 export interface RecordPage {
   reader: AuditReader;
-  /** Builds every other JSON slice on a second core; optional. */
-  pool?: RecordJsonPool;
   seqs: readonly number[];
   format: WireFormat;
   profile: VendorProfile;
@@ -39,6 +36,25 @@ export function pageSlices(seqs: readonly number[]): number[][] {
   return slices;
 }
 
+/**
+ * The JSON slices of a page, built one per turn of the event loop (a few milliseconds each) in
+ * the background: read-ahead.ts holds them until the client asks for the page. They are built
+ * on this thread, not on a worker: the client parsing the current page is what the read-ahead
+ * overlaps, and on two cores a third busy thread only made both sides slower and the agent's
+ * memory larger (docs/benchmarks.md).
+ */
+export function prepareSlices(reader: AuditReader, seqs: readonly number[]): Array<Promise<Buffer>> {
+  let previous: Promise<unknown> = Promise.resolve();
+  return pageSlices(seqs).map((slice) => {
+    const built = previous
+      .catch(() => undefined)
+      .then(() => new Promise((resolve) => setImmediate(resolve)))
+      .then(() => reader.fetchJson(slice));
+    previous = built;
+    return built;
+  });
+}
+
 const COMMA = Buffer.from(',');
 
 async function* chunks(page: RecordPage): AsyncGenerator<string | Buffer> {
@@ -46,18 +62,13 @@ async function* chunks(page: RecordPage): AsyncGenerator<string | Buffer> {
   yield json ? RECORD_LIST_JSON_HEAD : recordListXmlHead(page.profile, page.mark);
   const slices = pageSlices(page.seqs);
   if (json) {
-    // Odd slices go to the worker at once; this thread builds the even ones meanwhile.
-    const pool = page.pool?.available ? page.pool : null;
-    const fromWorker: Array<Promise<Buffer> | null> =
-      page.prepared && page.prepared.length === slices.length
-        ? page.prepared
-        : slices.map((slice, i) => (pool && i % 2 === 1 ? pool.fetchJson(slice) : null));
-    fromWorker.forEach((p) => p?.catch(() => undefined)); // awaited below; not an unhandled rejection meanwhile
+    const prepared = page.prepared && page.prepared.length === slices.length ? page.prepared : null;
+    prepared?.forEach((p) => p.catch(() => undefined)); // awaited below; not an unhandled rejection meanwhile
     let first = true;
     for (let i = 0; i < slices.length; i++) {
-      // A slice the worker failed is built here instead (which reports a real database failure).
-      const fromPool = await Promise.resolve(fromWorker[i]).catch(() => null);
-      const bytes = fromPool ?? page.reader.fetchJson(slices[i]!);
+      // A prepared slice that failed is built again here (which reports a real database failure).
+      const ready = prepared ? await prepared[i]!.catch(() => null) : null;
+      const bytes = ready ?? page.reader.fetchJson(slices[i]!);
       if (bytes.length > 0) {
         if (!first) yield COMMA;
         yield bytes;

@@ -56,7 +56,8 @@ const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 export function bearerAuth(deps: BearerAuthDeps): Koa.Middleware {
   // Not async: it throws or hands over to `next`, and one promise less per request is measurable.
   return (ctx, next) => {
-    const header = ctx.get('authorization');
+    // Node keeps header names in lower case; a missing header reads as '' like ctx.get() gives.
+    const header = ctx.req.headers.authorization ?? '';
     // RFC 6750 §2.3 (URI query) is not supported: "SHOULD NOT be used". Two methods at once → 400 (§3.1).
     // (`ctx.querystring` first: parsing a URL object on every request is measurable.)
     if (ctx.querystring !== '' && ctx.URL.searchParams.has('access_token')) {

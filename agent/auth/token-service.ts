@@ -109,11 +109,12 @@ export class TokenService {
    * revocation, so a revoked token fails on the very next request.
    */
   checkAccessToken(token: string): AccessCheck {
-    if (!looksLikeCredential(token, 'access')) return { ok: false, reason: 'malformed' };
     const { store } = this.deps;
     const key = crypto.hash('sha256', token, 'base64');
     let row = store.cachedAccess(key);
     if (!row) {
+      // Only access tokens that passed this check are cached, so a hit needs no second look.
+      if (!looksLikeCredential(token, 'access')) return { ok: false, reason: 'malformed' };
       row = store.find(this.deps.hasher.hash(token));
       if (row?.kind === 'access') store.cacheAccess(key, row);
     }

@@ -143,14 +143,15 @@ export class LogFileOutput {
     try {
       const file = this.fileFor(name);
       if (file.size === 0 && this.options.headerRow && this.options.format === 'Tsv') text = TSV_HEADER + text;
-      const bytes = Buffer.byteLength(text);
+      const buffer = Buffer.from(text);
+      const bytes = buffer.length;
       const verdict = this.o.guard.check(bytes);
       if (!verdict.ok) {
         this.drop(accepted.length, verdict.reason);
         return;
       }
       this.undo = { size: file.size };
-      writeAll(file.fd, Buffer.from(text));
+      writeAll(file.fd, buffer);
       fs.fdatasyncSync(file.fd);
       if (file.size === 0) this.pendingNewFile = true;
       file.size += bytes;

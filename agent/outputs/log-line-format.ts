@@ -38,6 +38,11 @@ export function tsvField(value: string): string {
 
 let lastTimeMs = Number.NaN;
 let lastTime = '';
+// A host's lines repeat the same Where and Who: escape each once (compared by identity first).
+let lastWhere = '';
+let lastWhereField = '';
+let lastWho = '';
+let lastWhoField = '';
 
 export function tsvLine(item: StoredItem, userId: number | null): string {
   const record = item.stored;
@@ -48,10 +53,18 @@ export function tsvLine(item: StoredItem, userId: number | null): string {
   }
   const operation = OPERATION[file?.operation ?? record.Action] ?? tsvField(record.Action);
   const objectType = (file?.objectType ?? record.ObjectType) === 'Folder' ? 'FOLD' : 'FILE';
+  if (record.Where !== lastWhere) {
+    lastWhere = record.Where;
+    lastWhereField = tsvField(record.Where);
+  }
+  if (record.Who !== lastWho) {
+    lastWho = record.Who;
+    lastWhoField = tsvField(record.Who);
+  }
   return (
     lastTime +
     '\t' +
-    tsvField(record.Where) +
+    lastWhereField +
     '\t' +
     (userId === null ? '' : String(userId)) +
     '\t' +
@@ -63,7 +76,7 @@ export function tsvLine(item: StoredItem, userId: number | null): string {
     '\t' +
     tsvField(file?.newPath ?? '') +
     '\t\t' +
-    tsvField(record.Who) +
+    lastWhoField +
     '\n'
   );
 }

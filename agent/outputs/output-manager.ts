@@ -210,7 +210,12 @@ export class OutputManager implements OutputStage {
   }
 }
 
-function groupByHost(items: readonly StoredItem[]): Map<string, StoredItem[]> {
+function groupByHost(items: readonly StoredItem[]): Map<string, readonly StoredItem[]> {
+  // The usual batch: file activity of one host (a watcher flush), passed on without copying.
+  const first = items[0]?.hostId;
+  if (first !== undefined && items.every((item) => item.hostId === first && item.file !== undefined)) {
+    return new Map([[first, items]]);
+  }
   const byHost = new Map<string, StoredItem[]>();
   for (const item of items) {
     if (item.hostId === undefined || item.file === undefined) continue;

@@ -25,37 +25,66 @@ export const RAW = {
   details: 13,
 } as const;
 
-/**
- * The record as JSON, built by SQLite itself: for whole pages this is the fastest path (one
- * string per slice of rows comes back, not fourteen values per row). json_quote escapes exactly
- * as JSON.stringify does; the time is floored to the second like formatWhen; absent fields are
- * left out. test/unit/raw-record.test.ts checks it against JSON.stringify(rowToRecord(row)).
- */
-export const RECORD_JSON_SQL = `'{"RID":' || json_quote(rid) || ',"Who":' || json_quote(who) ||
-  ',"Action":' || json_quote(action) || ',"What":' || json_quote(what) ||
-  ',"When":"' || strftime('%Y-%m-%dT%H:%M:%SZ', (when_ms - ((when_ms % 1000) + 1000) % 1000) / 1000, 'unixepoch') ||
-  '","Where":' || json_quote(location) || ',"ObjectType":' || json_quote(object_type) ||
-  ',"DataSource":' || json_quote(data_source) ||
-  CASE WHEN plan_name IS NULL THEN '' ELSE ',"MonitoringPlan":{"Name":' || json_quote(plan_name) ||
-    CASE WHEN plan_id IS NULL THEN '' ELSE ',"ID":' || json_quote(plan_id) END || '}' END ||
-  CASE WHEN item_name IS NULL THEN '' ELSE ',"Item":{"Name":' || json_quote(item_name) || '}' END ||
-  CASE WHEN workstation IS NULL THEN '' ELSE ',"Workstation":' || json_quote(workstation) END ||
-  CASE WHEN details IS NULL THEN '' ELSE ',"DetailList":' || details END || '}'`;
+/** `When`: the time floored to the second (like formatWhen). datetime() is 3× cheaper than strftime(). */
+const WHEN_SQL = `replace(datetime((when_ms - ((when_ms % 1000) + 1000) % 1000) / 1000, 'unixepoch'), ' ', 'T') || 'Z'`;
+
+const REQUIRED_FIELDS = `'RID', rid, 'Who', who, 'Action', action, 'What', what, 'When', ${WHEN_SQL},
+  'Where', location, 'ObjectType', object_type, 'DataSource', data_source`;
+
+/** The optional fields in rowToRecord's order: present when the column is not NULL. */
+const OPTIONAL_FIELDS: ReadonlyArray<{ column: string; pair: string }> = [
+  {
+    column: 'plan_name',
+    pair: `'MonitoringPlan', CASE WHEN plan_id IS NULL THEN json_object('Name', plan_name)
+      ELSE json_object('Name', plan_name, 'ID', plan_id) END`,
+  },
+  { column: 'item_name', pair: `'Item', json_object('Name', item_name)` },
+  { column: 'workstation', pair: `'Workstation', workstation` },
+  // The stored DetailList is JSON.stringify's text; json() embeds it as it is written.
+  { column: 'details', pair: `'DetailList', json(details)` },
+];
+
+/** One json_object() call per combination of present optional fields, chosen by CASE. */
+function recordJsonSql(at = 0, pairs: readonly string[] = []): string {
+  if (at === OPTIONAL_FIELDS.length) return `json_object(${[REQUIRED_FIELDS, ...pairs].join(', ')})`;
+  const { column, pair } = OPTIONAL_FIELDS[at]!;
+  return `CASE WHEN ${column} IS NULL THEN ${recordJsonSql(at + 1, pairs)} ELSE ${recordJsonSql(at + 1, [...pairs, pair])} END`;
+}
 
 /**
- * The JSON of the records for `seqs` (ascending, non-empty), comma-separated, as UTF-8 bytes.
- * One row of JSON text per record, in `seq` order (an ORDER BY inside group_concat would sort
- * again and costs a third more), joined here.
+ * The record as JSON, built by SQLite itself: for whole pages this is the fastest path (one
+ * buffer per slice of rows comes back, not fourteen values per row). json_object() writes
+ * each record in one buffer and escapes strings exactly as JSON.stringify does; it can not
+ * leave a key out, so a CASE picks the call for the optional fields that are present (16
+ * combinations). Measured with callgrind against the earlier `'{"RID":' || json_quote(rid) ||
+ * …` concatenation (every `||` copies the record so far) and strftime(): 23 % fewer
+ * instructions per record. test/unit/raw-record.test.ts checks it against
+ * JSON.stringify(rowToRecord(row)).
+ */
+export const RECORD_JSON_SQL = recordJsonSql();
+
+/**
+ * The JSON of the records for `seqs` (ascending, non-empty), comma-separated, as UTF-8 bytes,
+ * in `seq` order. SQLite joins the slice itself and hands it over as one BLOB: no JavaScript
+ * string per record, no decoding and re-encoding of UTF-8 (callgrind: 10 % fewer instructions
+ * than joining the rows in JavaScript). The rows come from a subquery ordered by `seq`, which
+ * the rowid range already satisfies without sorting; SQLite does not flatten an ordered
+ * subquery into an aggregate (query flattener rule 16), so group_concat sees them in that
+ * order. (`group_concat(… ORDER BY seq)` sorts again: 20 % more.) The order is tested in
+ * test/unit/raw-record.test.ts.
  */
 export function recordsJson(seqs: readonly number[], prepare: (sql: string) => Statement): Buffer {
   const first = seqs[0]!;
   const last = seqs[seqs.length - 1]!;
   const contiguous = last - first + 1 === seqs.length;
   const where = contiguous ? 'seq >= ? AND seq <= ?' : 'seq IN (SELECT value FROM json_each(?))';
-  const rows = prepare(`SELECT ${RECORD_JSON_SQL} FROM activity_records WHERE ${where} ORDER BY seq`)
+  const joined = prepare(
+    `SELECT CAST(group_concat(record, ',') AS BLOB) FROM
+       (SELECT ${RECORD_JSON_SQL} AS record FROM activity_records WHERE ${where} ORDER BY seq)`,
+  )
     .pluck()
-    .all(...(contiguous ? [first, last] : [JSON.stringify(seqs)])) as string[];
-  return Buffer.from(rows.join(','), 'utf8');
+    .get(...(contiguous ? [first, last] : [JSON.stringify(seqs)])) as Buffer | null;
+  return joined ?? Buffer.alloc(0);
 }
 
 /** `YYYY-MM-DDTHH:MM:SSZ` (formatWhen of activity-record.ts, for four-digit years). */

@@ -71,6 +71,17 @@ describe('paging through 10,000 records in pages of 777', () => {
     expect(new Set(seen).size).toBe(10_000);
   });
 
+  it('JSON pages of several slices (read ahead while the client parses) hold the records in order', async () => {
+    const stored = fx.agent.audit.store.db.prepare('SELECT rid FROM activity_records ORDER BY seq').pluck().all();
+    const seen: string[] = [];
+    let page = await enumJson(2500);
+    while (page.ActivityRecordList.length > 0) {
+      seen.push(...page.ActivityRecordList.map((r) => r.RID));
+      page = await enumJson(2500, page.ContinuationMark);
+    }
+    expect(seen).toEqual(stored);
+  });
+
   it('XML: every RID exactly once; each page validates against the schema', async () => {
     const seen: string[] = [];
     let res = await fx.reader.request({ path: 'activity_records/enum?count=777' });

@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
-import { AuditStore } from '../../agent/store/audit-store.js';
+import { AuditStore, rowToRecord, type RecordRow } from '../../agent/store/audit-store.js';
 import { RID_PATTERN } from '../../agent/store/rid.js';
 import { SCHEMA_VERSION } from '../../agent/store/audit-schema.js';
 import type { NewActivityRecord } from '../../shared/activity-record.js';
@@ -34,6 +34,30 @@ describe('AuditStore', () => {
     }
     expect(new Set(stored.map((r) => r.RID)).size).toBe(2);
     expect(store.count()).toBe(2);
+    store.close();
+  });
+
+  it('returns exactly what it stored, in order, for batches larger than one INSERT statement', () => {
+    const store = AuditStore.open({ file: path.join(makeTempDir(), 'audit.db') });
+    // Mixed shapes and times (several seconds, an offset) across 3 multi-row slices and a rest.
+    const input: NewActivityRecord[] = Array.from({ length: 101 }, (_, i) => {
+      const { MonitoringPlan, DetailList, ...base } = sample(i);
+      const record: NewActivityRecord = {
+        ...base,
+        When: `2026-11-20T10:15:${String(30 + (i % 7)).padStart(2, '0')}+02:00`,
+      };
+      if (i % 2 === 0) record.MonitoringPlan = i % 4 === 0 ? MonitoringPlan! : { Name: 'No id' };
+      if (i % 3 === 0) record.DetailList = DetailList!;
+      if (i % 5 === 0) record.Item = { Name: `/home/alice/${i}` };
+      if (i % 11 === 0) delete record.Workstation;
+      return record;
+    });
+    const first = store.insertBatch(input.slice(0, 40));
+    const second = store.insertBatch(input.slice(40));
+    const rows = store.db.prepare('SELECT * FROM activity_records ORDER BY seq').all() as RecordRow[];
+    expect(rows.map(rowToRecord)).toEqual([...first, ...second]);
+    expect(first[7]!.When).toBe('2026-11-20T08:15:30Z');
+    expect(rows[99]!.what).toBe('/home/alice/file-99.txt');
     store.close();
   });
 

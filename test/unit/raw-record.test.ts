@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AuditStore, rowToRecord, type RecordRow } from '../../agent/store/audit-store.js';
 import type { RawRecordRow } from '../../agent/store/audit-reader.js';
-import { RECORD_JSON_SQL, rawToRecord } from '../../agent/store/raw-record.js';
+import { RECORD_JSON_SQL, rawToRecord, recordsJson } from '../../agent/store/raw-record.js';
 import type { NewActivityRecord } from '../../shared/activity-record.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
@@ -50,6 +50,22 @@ describe('raw record serializers', () => {
       }),
       { numRuns: 300 },
     );
+    store.close();
+  });
+
+  it('join the records of a slice in seq order, contiguous or not', () => {
+    const store = AuditStore.open({ file: path.join(makeTempDir(), 'audit.db'), synchronous: 'NORMAL' });
+    const records = fc.sample(recordArb, { numRuns: 2500, seed: 42 });
+    for (let i = 0; i < records.length; i += 500) store.insertBatch(records.slice(i, i + 500));
+    const rows = store.db.prepare('SELECT * FROM activity_records ORDER BY seq').all() as RecordRow[];
+    const expected = (seqs: number[]): string =>
+      seqs.map((seq) => JSON.stringify(rowToRecord(rows.find((row) => row.seq === seq)!))).join(',');
+    const prepare = (sql: string) => store.db.prepare(sql);
+    const contiguous = Array.from({ length: 1000 }, (_, i) => 700 + i);
+    expect(recordsJson(contiguous, prepare).toString('utf8')).toBe(expected(contiguous));
+    const sparse = contiguous.filter((seq) => seq % 3 !== 0 && seq % 7 !== 1);
+    expect(recordsJson(sparse, prepare).toString('utf8')).toBe(expected(sparse));
+    expect(recordsJson([999_999], prepare)).toHaveLength(0);
     store.close();
   });
 });

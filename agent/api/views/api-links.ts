@@ -10,7 +10,7 @@ export class ApiLinks {
   constructor(readonly origin: string) {}
 
   static of(ctx: Koa.Context, fallbackPort: number): ApiLinks {
-    return new ApiLinks(`https://${ctx.host || `127.0.0.1:${fallbackPort}`}`);
+    return new ApiLinks(`https://${requestHost(ctx) || `127.0.0.1:${fallbackPort}`}`);
   }
 
   private at(path: string): string {
@@ -41,4 +41,15 @@ export class ApiLinks {
   logFile(fileId: string): string {
     return this.at(`logs/get/${seg(fileId)}`);
   }
+}
+
+/**
+ * `ctx.host` for the usual request: the Host header as it came. Koa's getter splits every
+ * value at commas and looks for userinfo on each call, which the profile of GET /agents/{id}
+ * showed as a visible share; those rare headers still take it.
+ */
+function requestHost(ctx: Koa.Context): string {
+  const host = ctx.req.headers.host;
+  if (host === undefined || host.includes(',') || host.includes('@') || host.trim() !== host) return ctx.host;
+  return host;
 }
