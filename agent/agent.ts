@@ -10,7 +10,7 @@ import { dataPaths, type DataPaths } from './config/data-dir.js';
 import { SettingsStore } from './config/settings-store.js';
 import { AgentLock } from './config/agent-lock.js';
 import { loadOrCreateIdentity, type TlsIdentity } from './tls/certificate.js';
-import { httpsServerOptions } from './tls/server-options.js';
+import { httpsServerOptions, slowClientLimits } from './tls/server-options.js';
 import { AllowList } from './net/allow-list.js';
 import { Listener } from './net/listener.js';
 import { buildApiApp } from './api/api-app.js';
@@ -72,6 +72,8 @@ export interface AgentOptions {
   localGroups?: GroupResolver;
   /** How long an audit search works before it yields to the event loop (default 8 ms; tests use 0). */
   auditStepMs?: number;
+  /** How long a client may take to send its request headers (default 10 s; tests shorten it). */
+  headersTimeoutMs?: number;
 }
 
 export interface AgentUrls {
@@ -231,7 +233,8 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       }),
     });
 
-    const tls = httpsServerOptions(identity);
+    const limits = slowClientLimits(options.headersTimeoutMs);
+    const tls = httpsServerOptions(identity, limits);
     const admit = (address: string | undefined): boolean => allowList.allows(address);
     const listeners = {
       api: new Listener(
@@ -265,7 +268,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
           port: options.ports?.console ?? s.console.port,
           setting: 'console.port',
           flag: '--console-port',
-          server: http.createServer({ headersTimeout: 10_000, requestTimeout: 60_000 }, consoleApp.callback()),
+          server: http.createServer({ ...limits, keepAliveTimeout: 5_000 }, consoleApp.callback()),
         },
         log,
       ),

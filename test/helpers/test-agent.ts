@@ -18,5 +18,6 @@ export async function startTestAgent(options: Partial<AgentOptions> = {}): Promi
     ...(options.changeRecorder ? { changeRecorder: options.changeRecorder } : {}),
     ...(options.localGroups ? { localGroups: options.localGroups } : {}),
     ...(options.auditStepMs !== undefined ? { auditStepMs: options.auditStepMs } : {}),
+    ...(options.headersTimeoutMs !== undefined ? { headersTimeoutMs: options.headersTimeoutMs } : {}),
   });
 }
