@@ -37,6 +37,8 @@ import { ensureLocalAgentId, LocalAgent } from './api/local-agent.js';
 import { ConsoleToken } from './console/console-token.js';
 import { ConsoleSessions } from './console/console-sessions.js';
 import { buildClientsRouter } from './console/clients-router.js';
+import { buildDiagnosticsRouter } from './console/diagnostics-router.js';
+import { EventLoopMonitor } from './status/event-loop-monitor.js';
 import { AuditReader } from './store/audit-reader.js';
 import { SearchIndex } from './store/search-index.js';
 import { RecordJsonPool } from './store/record-json-pool.js';
@@ -219,12 +221,14 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       parsePool,
     });
     let urls: AgentUrls | null = null;
+    const eventLoop = new EventLoopMonitor();
+    cleanups.push(async () => eventLoop.stop());
     const consoleApp = buildConsoleApp({
       log: log.child('console'),
       token: consoleToken,
       sessions,
       port: () => bound.console,
-      routers: [buildClientsRouter(auth.clients)],
+      routers: [buildClientsRouter(auth.clients), buildDiagnosticsRouter(eventLoop)],
       status: () => ({
         version: options.version ?? null,
         uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),

@@ -25,10 +25,24 @@ export const CONSOLE_TOKEN_PREFIX = 'vgc_';
 
 export const ConsolePaths = {
   status: '/api/status',
+  /** GET: DiagnosticsResponse. */
+  diagnostics: '/api/diagnostics',
+  /** POST (204): restarts the event-loop delay figures, e.g. before a load test. */
+  diagnosticsReset: '/api/diagnostics/reset',
   loginLinks: '/api/login-links',
   sessions: '/api/sessions',
   login: '/login',
 } as const;
+
+/**
+ * Health figures of the running agent (docs/security.md, "Reading the agent's health"): how long
+ * its event loop was held up (milliseconds, since start or the last reset; 10 ms sampling) and
+ * how many of its log lines could not be written.
+ */
+export interface DiagnosticsResponse {
+  eventLoopDelay: { meanMs: number; p50Ms: number; p99Ms: number; maxMs: number; since: string };
+  logLinesLost: number;
+}
 
 export interface LoginLinkResponse {
   url: string;
