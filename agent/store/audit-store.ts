@@ -10,6 +10,7 @@ import type { ActivityDetail, ActivityRecord, NewActivityRecord } from '../../sh
 import { formatWhen } from '../../shared/activity-record.js';
 import { migrate } from './audit-schema.js';
 import { RidGenerator } from './rid.js';
+import { DatabaseOpenError, openProblem } from './database-open-error.js';
 
 export interface AuditStoreOptions {
   file: string;
@@ -105,8 +106,20 @@ export class AuditStore {
     return db;
   }
 
+  /** Opens or creates the store; a file that cannot be opened is a DatabaseOpenError, left untouched. */
   static open(options: AuditStoreOptions): AuditStore {
-    return new AuditStore(options.file, AuditStore.connect(options, false), options);
+    let connection: Database.Database;
+    try {
+      connection = AuditStore.connect(options, false);
+    } catch (error) {
+      throw new DatabaseOpenError(
+        options.file,
+        'the audit database',
+        openProblem(error),
+        'restore it from a backup, or move it away to start with an empty audit database.',
+      );
+    }
+    return new AuditStore(options.file, connection, options);
   }
 
   /**
