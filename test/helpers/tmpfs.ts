@@ -10,8 +10,8 @@ import { makeTempDir } from './temp-dir.js';
 
 export interface Tmpfs {
   dir: string;
-  /** Writes a filler file until the file system is full; returns the bytes taken. */
-  fill(): number;
+  /** Writes a filler file until the file system is full (or only `leaveBytes` are free); returns the bytes taken. */
+  fill(leaveBytes?: number): number;
   /** Removes the filler. */
   release(): void;
   unmount(): void;
@@ -27,13 +27,18 @@ export function mountTmpfs(sizeBytes: number): Tmpfs | null {
   const filler = path.join(dir, 'filler.bin');
   return {
     dir,
-    fill() {
+    fill(leaveBytes = 0) {
       const fd = fs.openSync(filler, 'a');
       let taken = 0;
+      const free = (): number => {
+        const stats = fs.statfsSync(dir);
+        return stats.bavail * stats.bsize;
+      };
       try {
         for (const chunk of [1024 * 1024, 64 * 1024, 4096, 512, 1]) {
           const buffer = Buffer.alloc(chunk, 0x55);
           for (;;) {
+            if (leaveBytes > 0 && free() - chunk < leaveBytes) break;
             try {
               taken += fs.writeSync(fd, buffer);
             } catch (error) {
