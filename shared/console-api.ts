@@ -34,13 +34,22 @@ export const ConsolePaths = {
   login: '/login',
 } as const;
 
+/** Milliseconds. */
+export interface DelayFigures {
+  meanMs: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
 /**
- * Health figures of the running agent (docs/security.md, "Reading the agent's health"): how long
- * its event loop was held up (milliseconds, since start or the last reset; 10 ms sampling) and
- * how many of its log lines could not be written.
+ * Health figures of the running agent (docs/security.md, "The agent's health figures"): how
+ * late its event loop ran (since start or the last reset; 10 ms sampling), the same without the
+ * time it waited for a CPU (`blocked`, Linux; null elsewhere), and how many of its log lines
+ * could not be written.
  */
 export interface DiagnosticsResponse {
-  eventLoopDelay: { meanMs: number; p50Ms: number; p99Ms: number; maxMs: number; since: string };
+  eventLoopDelay: DelayFigures & { since: string; blocked: DelayFigures | null };
   logLinesLost: number;
 }
 
