@@ -12,6 +12,13 @@ import { migrate } from './audit-schema.js';
 import { RidGenerator } from './rid.js';
 import { DatabaseOpenError, openProblem } from './database-open-error.js';
 
+/**
+ * The WAL is cut back to this size once a checkpoint has emptied it. A long reader (an export,
+ * a backup) lets it grow past any bound meanwhile; without a limit the file kept its peak size
+ * (security.md §8.7 F10).
+ */
+export const WAL_SIZE_LIMIT = 32 * 1024 * 1024;
+
 export interface AuditStoreOptions {
   file: string;
   /** FULL by default; NORMAL survives kill -9 but may lose the last commits on power loss. */
@@ -98,6 +105,7 @@ export class AuditStore {
       db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
       db.pragma('foreign_keys = ON');
       db.pragma('busy_timeout = 5000');
+      db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
       migrate(db, options.file);
     } catch (error) {
       db.close();
