@@ -10,7 +10,7 @@ import { dataPaths, type DataPaths } from './config/data-dir.js';
 import { SettingsStore } from './config/settings-store.js';
 import { AgentLock } from './config/agent-lock.js';
 import { loadOrCreateIdentity, type TlsIdentity } from './tls/certificate.js';
-import { httpsServerOptions } from './tls/server-options.js';
+import { httpsServerOptions, slowClientLimits } from './tls/server-options.js';
 import { AllowList } from './net/allow-list.js';
 import { Listener } from './net/listener.js';
 import { buildApiApp } from './api/api-app.js';
@@ -41,6 +41,8 @@ import { ensureLocalAgentId, LocalAgent } from './api/local-agent.js';
 import { ConsoleToken } from './console/console-token.js';
 import { ConsoleSessions } from './console/console-sessions.js';
 import { buildClientsRouter } from './console/clients-router.js';
+import { buildDiagnosticsRouter } from './console/diagnostics-router.js';
+import { EventLoopMonitor } from './status/event-loop-monitor.js';
 import { AuditReader } from './store/audit-reader.js';
 import { SearchIndex } from './store/search-index.js';
 import { MarkCodec } from './audit/continuation-mark.js';
@@ -77,6 +79,8 @@ export interface AgentOptions {
   auditStepMs?: number;
   /** Timing of the registered agents' reachability checks (tests shorten them). */
   agentChecks?: ReachabilityOptions;
+  /** How long a client may take to send its request headers (default 10 s; tests shorten it). */
+  headersTimeoutMs?: number;
 }
 
 export interface AgentUrls {
@@ -254,12 +258,14 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       parsePool,
     });
     let urls: AgentUrls | null = null;
+    const eventLoop = new EventLoopMonitor();
+    cleanups.push(async () => eventLoop.stop());
     const consoleApp = buildConsoleApp({
       log: log.child('console'),
       token: consoleToken,
       sessions,
       port: () => bound.console,
-      routers: [buildClientsRouter(auth.clients)],
+      routers: [buildClientsRouter(auth.clients), buildDiagnosticsRouter(eventLoop)],
       status: () => ({
         version: options.version ?? null,
         uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
@@ -268,7 +274,8 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       }),
     });
 
-    const tls = httpsServerOptions(identity);
+    const limits = slowClientLimits(options.headersTimeoutMs);
+    const tls = httpsServerOptions(identity, limits);
     const admit = (address: string | undefined): boolean => allowList.allows(address);
     const listeners = {
       api: new Listener(
@@ -302,7 +309,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
           port: options.ports?.console ?? s.console.port,
           setting: 'console.port',
           flag: '--console-port',
-          server: http.createServer({ headersTimeout: 10_000, requestTimeout: 60_000 }, consoleApp.callback()),
+          server: http.createServer({ ...limits, keepAliveTimeout: 5_000 }, consoleApp.callback()),
         },
         log,
       ),

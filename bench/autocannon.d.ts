@@ -9,6 +9,8 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     body?: string;
     tlsOptions?: Record<string, unknown>;
+    /** Requests to cycle through (each connection walks the list in order). */
+    requests?: Array<{ method?: string; path?: string; headers?: Record<string, string>; body?: string }>;
   }
   export interface Histogram {
     average: number;
@@ -26,6 +28,7 @@ declare module 'autocannon' {
     non2xx: number;
     '2xx': number;
     duration: number;
+    statusCodeStats?: Record<string, { count: number }>;
   }
   function autocannon(options: Options): Promise<Result>;
   export default autocannon;

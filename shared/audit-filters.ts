@@ -48,6 +48,8 @@ export interface FilterSpec {
   maxLength: number;
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** Values longer than this are refused: a search body is small, and so is any useful filter. */
 export const MAX_VALUE_LENGTH = 4096;
 /** Conditions per search; bounds the SQL a search can produce. */
@@ -170,6 +172,19 @@ export function textCondition(
 ): TextCondition {
   const operator = checkOperator(filter, operatorName, location);
   if (value.length === 0) throw new FilterError(`filter ${filter} needs a value`, location);
+  // SQLite reads LIKE patterns as C strings: a NUL would end the pattern early and "Contains NUL"
+  // would match every record. XML cannot carry one either, so JSON may not (issue 9 property test).
+  if (value.includes('\u0000')) {
+    throw new FilterError(
+      `the value of filter ${filter} holds the character U+0000 (NUL), which is not allowed`,
+      location,
+    );
+  }
+  // A lone surrogate (JSON "\ud800") is half a character: stored text is UTF-8, where it cannot
+  // exist, so it would silently match as U+FFFD. Refused like any value that is not text.
+  if (LONE_SURROGATE.test(value)) {
+    throw new FilterError(`the value of filter ${filter} is not valid Unicode text (a lone surrogate)`, location);
+  }
   const max = FILTER_SPECS[filter].maxLength;
   if (value.length > max) {
     throw new FilterError(`the value of filter ${filter} is longer than ${max} characters`, location);

@@ -25,10 +25,33 @@ export const CONSOLE_TOKEN_PREFIX = 'vgc_';
 
 export const ConsolePaths = {
   status: '/api/status',
+  /** GET: DiagnosticsResponse. */
+  diagnostics: '/api/diagnostics',
+  /** POST (204): restarts the event-loop delay figures, e.g. before a load test. */
+  diagnosticsReset: '/api/diagnostics/reset',
   loginLinks: '/api/login-links',
   sessions: '/api/sessions',
   login: '/login',
 } as const;
+
+/** Milliseconds. */
+export interface DelayFigures {
+  meanMs: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
+/**
+ * Health figures of the running agent (docs/security.md, "The agent's health figures"): how
+ * late its event loop ran (since start or the last reset; 10 ms sampling), the same without the
+ * time it waited for a CPU (`blocked`, Linux; null elsewhere), and how many of its log lines
+ * could not be written.
+ */
+export interface DiagnosticsResponse {
+  eventLoopDelay: DelayFigures & { since: string; blocked: DelayFigures | null };
+  logLinesLost: number;
+}
 
 export interface LoginLinkResponse {
   url: string;

@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import { rawToRecord } from '../store/raw-record.js';
 import type { AuditReader } from '../store/audit-reader.js';
 import type { VendorProfile } from './vendor-profile.js';
+import { sharedTurns } from '../util/turn-queue.js';
 import {
   RECORD_LIST_JSON_HEAD,
   RECORD_LIST_XML_TAIL,
@@ -74,7 +75,7 @@ async function* chunks(page: RecordPage): AsyncGenerator<string | Buffer> {
         yield bytes;
         first = false;
       }
-      await new Promise((resolve) => setImmediate(resolve));
+      await sharedTurns.turn(); // one slice per turn among all streams and searches
     }
   } else {
     for (const slice of slices) {
@@ -82,7 +83,7 @@ async function* chunks(page: RecordPage): AsyncGenerator<string | Buffer> {
       let out = '';
       for (const row of page.reader.fetchRaw(slice)) out += recordXml(rawToRecord(row));
       yield out;
-      await new Promise((resolve) => setImmediate(resolve));
+      await sharedTurns.turn(); // one slice per turn among all streams and searches
     }
   }
   yield json ? recordListJsonTail(page.mark) : RECORD_LIST_XML_TAIL;

@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { DatabaseOpenError, openProblem } from '../store/database-open-error.js';
 
 export type TokenKind = 'access' | 'refresh';
 
@@ -135,16 +136,23 @@ export class TokenStore {
 
   static open(options: TokenStoreOptions): TokenStore {
     fs.mkdirSync(path.dirname(options.file), { recursive: true, mode: 0o700 });
-    const db = new Database(options.file);
+    let db: Database.Database | null = null;
     try {
+      db = new Database(options.file);
       fs.chmodSync(options.file, 0o600);
       db.pragma('journal_mode = WAL');
       db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
       db.pragma('busy_timeout = 5000');
       migrate(db, options.file);
     } catch (error) {
-      db.close();
-      throw error;
+      db?.close();
+      if (error instanceof TokenStoreVersionError) throw error;
+      throw new DatabaseOpenError(
+        options.file,
+        'the token database',
+        openProblem(error),
+        'restore it from a backup, or move it away: issued access and refresh tokens are then gone and clients enrol again with a new secret.',
+      );
     }
     return new TokenStore(options.file, db);
   }

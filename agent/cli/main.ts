@@ -13,6 +13,8 @@ import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from './usage-error.js'
 import { SettingsFileError } from '../config/settings-store.js';
 import { PortInUseError } from '../net/listener.js';
 import { AgentAlreadyRunningError } from '../config/agent-lock.js';
+import { DatabaseOpenError } from '../store/database-open-error.js';
+import { TokenStoreVersionError } from '../auth/token-store.js';
 
 type Command = (argv: string[]) => Promise<number>;
 
@@ -37,7 +39,9 @@ function isExpected(error: unknown): error is Error {
     error instanceof SettingsFileError ||
     error instanceof PortInUseError ||
     error instanceof AgentAlreadyRunningError ||
-    error instanceof AgentUnreachableError
+    error instanceof AgentUnreachableError ||
+    error instanceof DatabaseOpenError ||
+    error instanceof TokenStoreVersionError
   );
 }
 

@@ -1,6 +1,6 @@
 /**
  * The console application, served over plain HTTP on 127.0.0.1 only (DESIGN.md §1). Order:
- * 1. error shaping, 2. Host check (DNS rebinding), 3. hardening headers, 4. login links,
+ * 1. error shaping, 2. hardening headers, 3. Host check (DNS rebinding), 4. login links,
  * sessions and the login page, 5. authentication of `/api/*` (console token or session cookie,
  * CSRF rule), 6. API routers (status, client applications, and those later issues add).
  */
@@ -8,7 +8,7 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import { ConsolePaths } from '../../shared/console-api.js';
 import type { Logger } from '../log/logger.js';
-import { rendererDistFolder, staticFiles } from './static-files.js';
+import { CONSOLE_CSP, rendererDistFolder, staticFiles } from './static-files.js';
 import { buildAccessRouter } from './access-router.js';
 import { consoleErrorMiddleware } from './console-errors.js';
 import { apiGuard, hostGuard } from './console-guard.js';
@@ -30,14 +30,16 @@ export function buildConsoleApp(deps: ConsoleAppDeps): Koa {
   const app = new Koa({ proxy: false });
   app.silent = true;
   app.use(consoleErrorMiddleware(deps.log));
-  app.use(hostGuard(deps.port));
+  // Hardening headers on every answer, refusals included (security.md §6, §8.6 C07).
   app.use(async (ctx, next) => {
+    ctx.set('Content-Security-Policy', CONSOLE_CSP);
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('X-Frame-Options', 'DENY');
     ctx.set('Referrer-Policy', 'no-referrer');
     if (ctx.path.startsWith('/api/')) ctx.set('Cache-Control', 'no-store');
     await next();
   });
+  app.use(hostGuard(deps.port));
 
   // The web app (renderer/dist) for every non-API path the routes below leave unanswered.
   app.use(staticFiles(rendererDistFolder()));

@@ -3,6 +3,7 @@
  * Each line: ISO time, level, message, then key=value fields. Secrets never reach a logger:
  * callers pass identifiers, not credentials.
  */
+import { writeStderrLine } from './stderr-sink.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -47,7 +48,7 @@ function formatFields(fields: LogFields): string {
 
 export function createLogger(options: LoggerOptions = {}, base: LogFields = {}): Logger {
   const threshold = LEVEL_ORDER[options.level ?? 'info'];
-  const write = options.write ?? ((line: string) => process.stderr.write(line + '\n'));
+  const write = options.write ?? ((line: string) => writeStderrLine(line + '\n'));
   const now = options.now ?? (() => new Date());
   const emit = (level: LogLevel, message: string, fields?: LogFields): void => {
     if (LEVEL_ORDER[level] < threshold) return;

@@ -2,6 +2,13 @@
  * A TCP listener that screens each accepted socket (allow-list) and then hands it to an HTTP
  * or HTTPS server. Owning the raw `net.Server` is what lets the check run before the TLS
  * handshake: a refused client never sees a ServerHello, only a closed connection.
+ *
+ * The HTTP(S) server is never bound itself, and Node starts the timer that enforces
+ * `headersTimeout` and `requestTimeout` only when a server emits 'listening'
+ * (`setupConnectionsTracking` in Node's _http_server.js). Without it a client trickling header
+ * bytes (slowloris, security.md §8.4 N13) would hold its socket for ever, so `start()` emits
+ * 'listening' on the server once the TCP socket is bound, and `stop()` closes it (which stops
+ * that timer and closes idle keep-alive connections).
  */
 import net from 'node:net';
 import type http from 'node:http';
@@ -36,10 +43,15 @@ export interface ListenerSpec {
   admit?: (remoteAddress: string | undefined) => boolean;
 }
 
+/** A refused address floods no log: one line per address at most this often (security.md N08). */
+export const REFUSAL_LOG_INTERVAL_MS = 60_000;
+
 export class Listener {
   private readonly tcp: net.Server;
   private readonly sockets = new Set<net.Socket>();
   private refused = 0;
+  /** Per refused address: when its last log line was written, and refusals since then. */
+  private readonly refusalLog = new Map<string, { loggedAt: number; since: number }>();
 
   constructor(
     private readonly spec: ListenerSpec,
@@ -51,11 +63,8 @@ export class Listener {
   private accept(socket: net.Socket): void {
     if (this.spec.admit && !this.spec.admit(socket.remoteAddress)) {
       this.refused += 1;
-      this.log.warn('connection refused by the allow-list', {
-        listener: this.spec.name,
-        remote: socket.remoteAddress,
-      });
       socket.destroy();
+      this.logRefusal(socket.remoteAddress ?? 'unknown');
       return;
     }
     this.sockets.add(socket);
@@ -64,6 +73,22 @@ export class Listener {
     // several pieces waits for the client's delayed ACK (Nagle), about 40 ms per response.
     socket.setNoDelay(true);
     this.spec.server.emit('connection', socket);
+  }
+
+  private logRefusal(remote: string): void {
+    const now = Date.now();
+    const entry = this.refusalLog.get(remote);
+    if (entry && now - entry.loggedAt < REFUSAL_LOG_INTERVAL_MS) {
+      entry.since += 1;
+      return;
+    }
+    if (this.refusalLog.size >= 1000) this.refusalLog.clear(); // many addresses: forget, never grow
+    this.refusalLog.set(remote, { loggedAt: now, since: 0 });
+    this.log.warn('connection refused by the allow-list', {
+      listener: this.spec.name,
+      remote,
+      ...(entry && entry.since > 0 ? { refusedSinceLastLine: entry.since } : {}),
+    });
   }
 
   /**
@@ -119,6 +144,8 @@ export class Listener {
       const onListening = (): void => {
         this.tcp.off('error', onError);
         this.tcp.on('error', (e) => this.log.error('listener error', { listener: this.spec.name, error: e.message }));
+        // Starts Node's headersTimeout/requestTimeout checks for the sockets handed over (see above).
+        this.spec.server.emit('listening');
         resolve();
       };
       this.tcp.once('error', onError);
@@ -131,7 +158,8 @@ export class Listener {
   async stop(graceMs = 2000): Promise<void> {
     if (!this.tcp.listening) return;
     const closed = new Promise<void>((resolve) => this.tcp.close(() => resolve()));
-    this.spec.server.closeIdleConnections();
+    // Stops the timeout checks and closes idle keep-alive connections (the server was never bound).
+    this.spec.server.close();
     const deadline = setTimeout(() => {
       for (const socket of this.sockets) socket.destroy();
     }, graceMs);

@@ -281,7 +281,9 @@ export class LogFileOutput {
 
   private fail(count: number, error: NodeJS.ErrnoException): void {
     this.o.status.outputStats(this.id).droppedCount += count;
-    const reason = `${error.code ?? 'error'}: ${error.message}`;
+    // Node's fs messages already start with the code ("ENOSPC: no space left on device, write").
+    const reason =
+      error.code && !error.message.startsWith(error.code) ? `${error.code}: ${error.message}` : error.message;
     if (this.failedReason !== reason) {
       this.failedReason = reason;
       this.o.log.error('log file write failed', { output: this.id, error: reason });

@@ -16,6 +16,7 @@
  * by itself once the file is back.
  */
 import Database from 'better-sqlite3';
+import { sharedTurns } from '../util/turn-queue.js';
 import { FOLD_FUNCTION, type CompiledSearch } from './audit-query.js';
 import { fileIdentity, sameFile } from './search-indexer.js';
 import { SEARCH_TABLE } from './search-index-schema.js';
@@ -92,8 +93,6 @@ interface Connection {
   search: { id: ReturnType<typeof fileIdentity> } | null;
   attachTriedAt: number;
 }
-
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export class AuditReader {
   private conn: Connection | null = null;
@@ -228,10 +227,13 @@ export class AuditReader {
       return { max: top, indexUpto: search.match ? Math.min(top, this.indexedUpto(conn)) : 0 };
     });
     let cursor = after;
+    // Every step, the first included, waits for its turn among all concurrent searches (turn-queue.ts).
+    await sharedTurns.turn();
+    if (cancelled()) throw new PageCancelled();
     let sliceStart = performance.now();
     const pause = async (): Promise<void> => {
       if (performance.now() - sliceStart < (this.options.stepMs ?? 8)) return;
-      await yieldToEventLoop();
+      await sharedTurns.turn();
       if (cancelled()) throw new PageCancelled();
       sliceStart = performance.now();
     };

@@ -10,6 +10,14 @@ import type { ActivityDetail, ActivityRecord, NewActivityRecord } from '../../sh
 import { formatWhen } from '../../shared/activity-record.js';
 import { migrate } from './audit-schema.js';
 import { RidGenerator } from './rid.js';
+import { DatabaseOpenError, openProblem } from './database-open-error.js';
+
+/**
+ * The WAL is cut back to this size once a checkpoint has emptied it. A long reader (an export,
+ * a backup) lets it grow past any bound meanwhile; without a limit the file kept its peak size
+ * (security.md §8.7 F10).
+ */
+export const WAL_SIZE_LIMIT = 32 * 1024 * 1024;
 
 export interface AuditStoreOptions {
   file: string;
@@ -128,6 +136,7 @@ export class AuditStore {
       db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
       db.pragma('foreign_keys = ON');
       db.pragma('busy_timeout = 5000');
+      db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
       migrate(db, options.file);
     } catch (error) {
       db.close();
@@ -136,8 +145,20 @@ export class AuditStore {
     return db;
   }
 
+  /** Opens or creates the store; a file that cannot be opened is a DatabaseOpenError, left untouched. */
   static open(options: AuditStoreOptions): AuditStore {
-    return new AuditStore(options.file, AuditStore.connect(options, false), options);
+    let connection: Database.Database;
+    try {
+      connection = AuditStore.connect(options, false);
+    } catch (error) {
+      throw new DatabaseOpenError(
+        options.file,
+        'the audit database',
+        openProblem(error),
+        'restore it from a backup, or move it away to start with an empty audit database.',
+      );
+    }
+    return new AuditStore(options.file, connection, options);
   }
 
   /**

@@ -18,7 +18,35 @@ export const TLS_CIPHERS = [
   'ECDHE-RSA-CHACHA20-POLY1305',
 ].join(':');
 
-export function httpsServerOptions(identity: TlsIdentity): https.ServerOptions {
+/**
+ * Limits on slow clients, for every listener (Node's defaults are 60 s for the headers, 300 s
+ * for the request, and a check every 30 s). The check interval bounds how late a slowloris
+ * socket is closed after `headersTimeout` (security.md §8.4 N13); the check costs a walk over
+ * the open connections.
+ */
+export interface SlowClientLimits {
+  headersTimeout: number;
+  requestTimeout: number;
+  connectionsCheckingInterval: number;
+}
+
+export const SLOW_CLIENT_LIMITS: SlowClientLimits = {
+  headersTimeout: 10_000,
+  requestTimeout: 60_000,
+  connectionsCheckingInterval: 1_000,
+};
+
+/** The limits with a shorter header timeout (tests), the rest unchanged. */
+export function slowClientLimits(headersTimeoutMs?: number): SlowClientLimits {
+  return headersTimeoutMs === undefined
+    ? SLOW_CLIENT_LIMITS
+    : { ...SLOW_CLIENT_LIMITS, headersTimeout: headersTimeoutMs };
+}
+
+export function httpsServerOptions(
+  identity: TlsIdentity,
+  limits: SlowClientLimits = SLOW_CLIENT_LIMITS,
+): https.ServerOptions {
   return {
     key: identity.keyPem,
     cert: identity.certPem,
@@ -26,9 +54,7 @@ export function httpsServerOptions(identity: TlsIdentity): https.ServerOptions {
     ciphers: TLS_CIPHERS,
     honorCipherOrder: true,
     handshakeTimeout: 10_000,
-    // Slow-client limits (Node defaults are 60 s and 300 s).
-    headersTimeout: 10_000,
-    requestTimeout: 60_000,
+    ...limits,
     keepAliveTimeout: 5_000,
   };
 }

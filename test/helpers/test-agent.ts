@@ -19,5 +19,6 @@ export async function startTestAgent(options: Partial<AgentOptions> = {}): Promi
     ...(options.localGroups ? { localGroups: options.localGroups } : {}),
     ...(options.auditStepMs !== undefined ? { auditStepMs: options.auditStepMs } : {}),
     ...(options.agentChecks ? { agentChecks: options.agentChecks } : {}),
+    ...(options.headersTimeoutMs !== undefined ? { headersTimeoutMs: options.headersTimeoutMs } : {}),
   });
 }

@@ -3,7 +3,7 @@
  * fields, RID assigned and DataSource forced, all-or-nothing, the per-request limit, and large
  * bodies parsed off the event loop.
  */
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { EventLoopMonitor } from '../../agent/status/event-loop-monitor.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAuditFixture, recordsNs, xmlError, type AuditFixture } from '../helpers/audit-fixture.js';
 import { validateResponse, validateXml } from '../helpers/xml-schema.js';
@@ -167,10 +167,12 @@ describe('write', () => {
     const broken = records.slice(0, -1).concat(xmlRecord('bad').replace('<Who>bad</Who>', ''));
     const body = `<ActivityRecordList xmlns="${ns}">${broken.join('')}</ActivityRecordList>`;
     expect(body.length).toBeGreaterThan(3 * 1024 * 1024);
-    const delay = monitorEventLoopDelay({ resolution: 5 });
-    delay.enable();
+    // Lateness of the loop without the time it waited for a CPU (other programs on a shared
+    // machine), where the kernel reports it: what the parse itself would have held up.
+    const monitor = new EventLoopMonitor();
     const refused = await fx.writer.postXml('activity_records/', body);
-    delay.disable();
+    const figures = monitor.snapshot();
+    monitor.stop();
     expect(refused.status).toBe(400);
     expect(xmlError(refused.body)).toMatchObject({
       category: 'InputError',
@@ -182,7 +184,9 @@ describe('write', () => {
     const inlineStarted = performance.now();
     expect(() => parseWriteBody(Buffer.from(body), 'xml', 'vigil')).toThrow();
     const inlineMs = performance.now() - inlineStarted;
-    expect(delay.max / 1e6).toBeLessThan(Math.max(inlineMs / 2, 20));
+    expect((figures.blocked ?? figures).maxMs, JSON.stringify({ figures, inlineMs })).toBeLessThan(
+      Math.max(inlineMs / 2, 20),
+    );
 
     // The same size, valid: stored in one transaction.
     const ok = await fx.writer.postXml(
