@@ -47,6 +47,8 @@ export function openEventStream(ctx: Koa.Context, shutdown: AbortSignal): EventS
   ctx.type = 'text/event-stream; charset=utf-8';
   ctx.set('Cache-Control', 'no-store');
   ctx.set('X-Accel-Buffering', 'no');
+  // The connection ends with the stream, so a stopping agent is not kept waiting for it.
+  ctx.set('Connection', 'close');
   ctx.req.socket.setNoDelay(true);
   ctx.body = body;
   // Tell the browser how long to wait before reconnecting after a drop.
