@@ -154,8 +154,8 @@ function Hosts({ hosts, outputs }: { hosts: HostView[]; outputs: OutputView[] | 
         </article>
       ))}
       <p class="muted">
-        Enabling, disabling and adding folders will be possible here; for now it is done through the agent API (Modify
-        host).
+        Hosts and outputs are shown here as configured; they are enabled, disabled and given folders through the agent
+        API (an application with Modify host).
       </p>
     </section>
   );
