@@ -173,6 +173,43 @@ describe('console end to end', () => {
     await screenshot(page, 'console-log-files');
   });
 
+  it('scrolls a long file with the keyboard: only the lines in view are in the page, each the right one', async () => {
+    const day = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10).replace(/-/g, '');
+    const id = `archive_Log_${day}.tsv`;
+    const count = 50_000;
+    fs.writeFileSync(
+      path.join(agent.paths.logs, id),
+      Array.from({ length: count }, (_, i) => `2026-11-20T00:00:00Z\tline number ${i + 1}\n`).join(''),
+    );
+    await go(page, 'Log files');
+    await page.getByRole('button', { name: `View ${id}` }).click();
+    await page.getByRole('status').filter({ hasText: '50,000 lines' }).waitFor();
+    const region = page.getByRole('region', { name: `Lines of ${id}` });
+    expect(await region.locator('.log-line').count()).toBeLessThan(100);
+    await region.focus();
+    await page.keyboard.press('End');
+    await expect.poll(() => region.textContent()).toContain(`line number ${count}`);
+    // Every row shows the line its number says.
+    const rows = (): Promise<Array<[string, string]>> =>
+      region
+        .locator('.log-line')
+        .evaluateAll((lines) =>
+          lines.map((l) => [
+            l.querySelector('.log-number')?.textContent ?? '',
+            l.querySelector('.log-text')?.textContent ?? '',
+          ]),
+        );
+    const shown = async (): Promise<Array<[string, string]>> => (await rows()).filter(([, text]) => text !== '…');
+    expect((await shown()).length).toBeGreaterThan(10);
+    for (const [n, text] of await shown()) expect(text).toBe(`2026-11-20T00:00:00Z\tline number ${n}`);
+    await region.evaluate((el) => (el.scrollTop = el.scrollHeight / 2));
+    await expect.poll(async () => Number((await shown())[0]?.[0] ?? 0)).toBeGreaterThan(24_000);
+    for (const [n, text] of await shown()) expect(text).toBe(`2026-11-20T00:00:00Z\tline number ${n}`);
+    await page.keyboard.press('Home');
+    await expect.poll(async () => (await shown())[0]).toEqual(['1', '2026-11-20T00:00:00Z\tline number 1']);
+    await page.getByRole('button', { name: 'Back to the list' }).click();
+  });
+
   it('shows a new file in the live feed, its name as text: no markup, no script', async () => {
     await go(page, 'Activity');
     await page.getByText('Live: new records appear').waitFor();

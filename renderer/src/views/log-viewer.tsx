@@ -55,7 +55,8 @@ export function LogViewer({ file, onClose }: Props) {
         if (mine !== generation.current) return;
         blocks.current.set(block, page.lines);
         if (blocks.current.size > MAX_BLOCKS) blocks.current.delete(blocks.current.keys().next().value!);
-        if (page.totalLines !== totalRef.current && !follow) {
+        // While following, new lines come as events; a file that got shorter is taken as it is.
+        if (page.totalLines < totalRef.current || (page.totalLines !== totalRef.current && !follow)) {
           totalRef.current = page.totalLines;
           setTotal(page.totalLines);
         }
@@ -163,7 +164,8 @@ export function LogViewer({ file, onClose }: Props) {
       if (b * BLOCK >= count) break;
       const have = blocks.current.get(b);
       const expected = Math.min(BLOCK, count - b * BLOCK);
-      if (!have || (have.length < expected && !follow)) void fetchBlock(b);
+      // A block short of lines (a gap while following) is read again.
+      if (!have || have.length < expected) void fetchBlock(b);
     }
   });
 
