@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { SettingsStore } from './config/settings-store.js';
 import type { DataPaths } from './config/data-dir.js';
 import type { Logger } from './log/logger.js';
-import { PipelineChangeRecorder } from './change-log.js';
+import { PipelineChangeRecorder, type ChangeRecorder } from './change-log.js';
 import { Pipeline, type PipelineOptions } from './pipeline/pipeline.js';
 import type { LiveFeed } from './pipeline/live-feed.js';
 import type { StoredItem } from './pipeline/pipeline-item.js';
@@ -23,6 +23,8 @@ import { LogFilesService } from './outputs/log-files-service.js';
 import { MonitorService, type MonitorServiceOptions } from './monitor/monitor-service.js';
 import { firstRunMonitoring } from './monitor/default-host.js';
 import { localAccount, type LocalAccount } from './monitor/local-account.js';
+import { MonitoringControl } from './monitor/monitoring-control.js';
+import { TodayCount } from './store/today-count.js';
 
 /** Tuning for tests and benchmarks; the defaults are the product's. */
 export interface ActivityOptions {
@@ -47,6 +49,8 @@ export interface ActivityServices {
   readonly logFiles: LogFilesService;
   readonly retention: RecordRetention;
   readonly account: LocalAccount;
+  /** Pause/resume, today's count and current issues (the tray's `RunningAgent.monitoring`). */
+  readonly monitoring: MonitoringControl;
   /** The last audit store write failure, or null while writes succeed. */
   writeProblem(): string | null;
   stop(): Promise<void>;
@@ -61,6 +65,8 @@ export interface ActivityStartOptions {
   firstRun: boolean;
   firstRunHome?: string;
   options?: ActivityOptions;
+  /** Where pause and resume are reported, when not the pipeline's own recorder (tests). */
+  changeRecorder?: ChangeRecorder;
 }
 
 export async function startActivityPipeline(start: ActivityStartOptions): Promise<ActivityServices> {
@@ -94,13 +100,19 @@ export async function startActivityPipeline(start: ActivityStartOptions): Promis
   outputs.start();
 
   let writeProblem: string | null = null;
+  const writeProblemListeners = new Set<() => void>();
   const pipeline = new Pipeline({
     store,
     outputs,
     log: log.child('pipeline'),
     ...tuning.pipeline,
     onCommitted: (items) => countHostRecords(status, items),
-    onWriteProblem: (error) => (writeProblem = error ? error.message : null),
+    onWriteProblem: (error) => {
+      const next = error ? error.message : null;
+      if (next === writeProblem) return;
+      writeProblem = next;
+      for (const listener of writeProblemListeners) listener();
+    },
   });
   const changeRecorder = new PipelineChangeRecorder((items) => pipeline.write(items), account.hostname, log);
   if (firstRunChange) {
@@ -133,6 +145,21 @@ export async function startActivityPipeline(start: ActivityStartOptions): Promis
   });
   retention.start();
 
+  const monitoring = new MonitoringControl({
+    monitor,
+    today: new TodayCount(() => store.db),
+    status,
+    guard: outputs.guard,
+    feed: pipeline.feed,
+    settings: () => settings.current,
+    writeProblem: () => writeProblem,
+    onWriteProblem: (listener) => {
+      writeProblemListeners.add(listener);
+      return () => writeProblemListeners.delete(listener);
+    },
+    recorder: start.changeRecorder ?? changeRecorder,
+  });
+
   let stopping: Promise<void> | null = null;
   return {
     pipeline,
@@ -144,9 +171,11 @@ export async function startActivityPipeline(start: ActivityStartOptions): Promis
     logFiles: new LogFilesService(paths.logs, () => settings.current),
     retention,
     account,
+    monitoring,
     writeProblem: () => writeProblem,
     stop: () =>
       (stopping ??= (async () => {
+        monitoring.close();
         await monitor.stop();
         await changeRecorder.flush();
         await pipeline.stop();

@@ -43,6 +43,13 @@ import { ConsoleSessions } from './console/console-sessions.js';
 import { buildClientsRouter } from './console/clients-router.js';
 import { buildDiagnosticsRouter } from './console/diagnostics-router.js';
 import { EventLoopMonitor } from './status/event-loop-monitor.js';
+import { buildStatusRouter } from './console/status-router.js';
+import { buildAuditUsersRouter } from './console/audit-users-router.js';
+import { buildSettingsRouter } from './console/settings-router.js';
+import { buildLogFilesRouter } from './console/log-files-router.js';
+import { buildActivityRouter } from './console/activity-router.js';
+import { EditableSettingsService } from './config/editable-settings.js';
+import { LogFileViewer } from './outputs/log-file-viewer.js';
 import { AuditReader } from './store/audit-reader.js';
 import { SearchIndex } from './store/search-index.js';
 import { MarkCodec } from './audit/continuation-mark.js';
@@ -50,6 +57,7 @@ import { AuditService } from './audit/audit-service.js';
 import { BodyParsePool } from './audit/body-parse-pool.js';
 import { AuditUserService } from './users/audit-user-service.js';
 import { platformGroups, type GroupResolver } from './platform/local-groups.js';
+import type { MonitoringControl } from './monitor/monitoring-control.js';
 
 /** The console is for the person at this machine: loopback only, never a setting (DESIGN.md §1). */
 export const CONSOLE_HOST = '127.0.0.1';
@@ -104,6 +112,11 @@ export interface RunningAgent {
   readonly activity: ActivityServices;
   /** Client applications and tokens (agent/auth/). */
   readonly auth: AuthServices;
+  /**
+   * Pause/resume of file monitoring, today's record count, the current issue and change events:
+   * the capability the tray app looks for (docs/tray.md, main/agent-status.ts).
+   */
+  readonly monitoring: MonitoringControl;
   /** The local agent's stable id (settings `agent.id`). */
   readonly agentId: string;
   /** Hosts, outputs, agents, domains and policies: the services the agent API changes them with. */
@@ -141,6 +154,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       firstRun,
       ...(options.firstRunHome !== undefined ? { firstRunHome: options.firstRunHome } : {}),
       ...(options.activity ? { options: options.activity } : {}),
+      ...(options.changeRecorder ? { changeRecorder: options.changeRecorder } : {}),
     });
     cleanups.push(() => activity.stop());
 
@@ -190,7 +204,8 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     cleanups.push(async () => reader.close(true));
     const parsePool = new BodyParsePool();
     cleanups.push(() => parsePool.close());
-    const users = new AuditUserService(settings);
+    const recorder = options.changeRecorder ?? activity.changeRecorder;
+    const users = new AuditUserService(settings, { recorder });
     cleanups.push(async () => users.close());
     const marks = await MarkCodec.load(paths.secrets);
     const auditService = new AuditService({
@@ -257,21 +272,52 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       reader,
       parsePool,
     });
-    let urls: AgentUrls | null = null;
     const eventLoop = new EventLoopMonitor();
     cleanups.push(async () => eventLoop.stop());
+    let currentUrls = (): AgentUrls => ({ apiUrl: '', auditUrl: '', consoleUrl: '' });
+    let ports = { api: 0, audit: 0, console: 0 };
+    // Ends the console's event streams (live feed, log follow) before the listener closes.
+    const consoleShutdown = new AbortController();
+    const viewer = new LogFileViewer(activity.logFiles, paths.logViewCache);
+    await viewer.start();
+    cleanups.push(() => viewer.close());
+    const editableSettings = new EditableSettingsService(
+      settings,
+      () => ({ agentApiPort: ports.api, auditApiPort: ports.audit, consolePort: ports.console }),
+      recorder,
+    );
     const consoleApp = buildConsoleApp({
       log: log.child('console'),
       token: consoleToken,
       sessions,
       port: () => bound.console,
-      routers: [buildClientsRouter(auth.clients), buildDiagnosticsRouter(eventLoop)],
-      status: () => ({
-        version: options.version ?? null,
-        uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
-        certificateSha256: identity.fingerprint256,
-        ...urls,
-      }),
+      routers: [
+        buildStatusRouter({
+          version: options.version ?? null,
+          startedAt,
+          certificateSha256: () => identity.fingerprint256,
+          urls: () => currentUrls(),
+          settings,
+          status: activity.status,
+          monitoring: activity.monitoring,
+        }),
+        buildClientsRouter(auth.clients),
+        buildDiagnosticsRouter(eventLoop),
+        buildAuditUsersRouter(users),
+        buildSettingsRouter(editableSettings),
+        buildLogFilesRouter({
+          files: activity.logFiles,
+          viewer,
+          feed: activity.feed,
+          shutdown: consoleShutdown.signal,
+        }),
+        buildActivityRouter({
+          service: auditService,
+          reader,
+          feed: activity.feed,
+          shutdown: consoleShutdown.signal,
+        }),
+      ],
     });
 
     const limits = slowClientLimits(options.headersTimeoutMs);
@@ -326,15 +372,15 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     });
     cleanups.push(async () => unsubscribe());
 
-    const ports = { api: listeners.api.port, audit: listeners.audit.port, console: listeners.console.port };
+    cleanups.push(async () => consoleShutdown.abort());
+    ports = { api: listeners.api.port, audit: listeners.audit.port, console: listeners.console.port };
     bound = { api: ports.api, console: ports.console };
-    const currentUrls = (): AgentUrls => ({
+    currentUrls = (): AgentUrls => ({
       apiUrl: `https://127.0.0.1:${ports.api}`,
       auditUrl: `https://127.0.0.1:${ports.audit}/${settings.current.auditApi.vendor}/api/v1`,
       consoleUrl: `http://${CONSOLE_HOST}:${ports.console}/`,
     });
-    urls = currentUrls();
-    await lock.write(urls.consoleUrl);
+    await lock.write(currentUrls().consoleUrl);
     log.info('agent started', { dataDir: paths.root, certificateSha256: identity.fingerprint256 });
 
     let stopping: Promise<void> | null = null;
@@ -349,6 +395,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       store,
       activity,
       auth,
+      monitoring: activity.monitoring,
       agentId,
       resources,
       apiRoutes: [...publicRoutes.routes(), ...routes.routes()],

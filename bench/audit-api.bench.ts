@@ -24,6 +24,8 @@ import { promisify } from 'node:util';
 import { startAgent } from '../dist/agent/agent.js';
 import { dataPaths } from '../dist/agent/config/data-dir.js';
 import { silentLogger } from '../dist/agent/log/logger.js';
+import { SettingsStore } from '../dist/agent/config/settings-store.js';
+import { AuditUserService } from '../dist/agent/users/audit-user-service.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RECORDS = Number(process.env['BENCH_RECORDS'] ?? 1_000_000);
@@ -99,14 +101,18 @@ async function main(): Promise<void> {
     tsv: fs.statSync(tsv).size / 2 ** 20,
   };
 
-  // 2–4. The agent, with a client in another process.
+  // 2–4. The agent, with a client in another process. Its user is added before it starts, as
+  // `vigil user add` does with no agent running (a running agent would record the change in its
+  // self-audit, one record more than the enumeration expects).
+  const settings = await SettingsStore.open(paths.settings);
+  const users = new AuditUserService(settings);
+  if (!users.get('bench')) await users.add({ name: 'bench', roles: ['reader'], password: 'bench-password' });
+  users.close();
+  await settings.close();
   const agent = await startAgent({ dataDir: dir, ports: { api: 0, audit: 0, console: 0 }, log: silentLogger });
   let rssMax = 0;
   const sampler = setInterval(() => (rssMax = Math.max(rssMax, process.memoryUsage().rss)), 50);
   try {
-    if (!agent.audit.users.get('bench')) {
-      await agent.audit.users.add({ name: 'bench', roles: ['reader'], password: 'bench-password' });
-    }
     await agent.audit.index.waitUntil(RECORDS, 120_000);
     const base = {
       url: `https://127.0.0.1:${agent.ports.audit}/vigil/api/v1/`,

@@ -19,6 +19,8 @@
  *   must carry the console's own Origin (CSRF).
  */
 
+import type { ActivityRecord } from './activity-record.js';
+
 export const CONSOLE_TOKEN_FILE = 'secrets/console-token';
 export const CONSOLE_SESSION_COOKIE = 'vigil_console';
 export const CONSOLE_TOKEN_PREFIX = 'vgc_';
@@ -32,6 +34,10 @@ export const ConsolePaths = {
   loginLinks: '/api/login-links',
   sessions: '/api/sessions',
   login: '/login',
+  monitoring: '/api/monitoring',
+  hosts: '/api/hosts',
+  outputs: '/api/outputs',
+  settings: '/api/settings',
 } as const;
 
 /** Milliseconds. */
@@ -108,4 +114,260 @@ export interface ConsoleErrorBody {
   error: string;
   error_description: string;
   field?: string;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Status, monitoring, hosts and outputs (issue 7)                                            */
+/* ------------------------------------------------------------------------------------------ */
+
+export type StatusType = 'OK' | 'Warning' | 'Error';
+
+export interface RuntimeStatusView {
+  type: StatusType;
+  summary: string;
+  details: string;
+  updatedAt: string;
+}
+
+/** Something that stops or limits recording (docs/tray.md `issue()`). */
+export interface MonitoringIssueView {
+  /** `audit_store`, `disk_quota`, `disk_space`, `output` or `monitoring`. */
+  code: string;
+  message: string;
+}
+
+/** `GET /api/monitoring`, and the answer to `PUT /api/monitoring {"paused": bool}`. */
+export interface MonitoringView {
+  paused: boolean;
+  /** Activity records whose time is today (local calendar day, as the `Today` timeframe). */
+  todayCount: number;
+  /** Most serious first; empty when recording works. */
+  issues: MonitoringIssueView[];
+}
+
+export interface SetMonitoringRequest {
+  paused: boolean;
+}
+
+/** `GET /api/hosts`: what the agent monitors, from the settings and the runtime status. */
+export interface HostView {
+  id: string;
+  name: string;
+  type: string;
+  enabled: boolean;
+  includePaths: string[];
+  excludePaths: string[];
+  status: RuntimeStatusView | null;
+  /** Records committed for this host since the agent started. */
+  receivedCount: number;
+  lastEventTime: string | null;
+  droppedCount: number;
+}
+
+/** `GET /api/outputs`: where each host's activity goes. */
+export interface OutputView {
+  id: string;
+  hostId: string;
+  hostName: string;
+  type: 'LogFile' | 'Syslog';
+  enabled: boolean;
+  /** One line: "TSV log files, kept 10 days" or "syslog to siem:514 over TCP". */
+  description: string;
+  status: RuntimeStatusView | null;
+  reportedCount: number;
+  lastEventTime: string | null;
+  droppedCount: number;
+  filesCount: number;
+  filesSize: number;
+}
+
+/** `GET /api/status`. The first six fields predate issue 7 and keep their names. */
+export interface ConsoleStatus {
+  version: string | null;
+  uptimeSeconds: number;
+  certificateSha256: string;
+  apiUrl: string;
+  auditUrl: string;
+  consoleUrl: string;
+  startedAt: string;
+  /** False when a monitoring issue exists (recording stopped or failing). */
+  healthy: boolean;
+  monitoring: MonitoringView;
+  counts: {
+    clients: number;
+    auditUsers: number;
+    hosts: number;
+    enabledHosts: number;
+    outputs: number;
+    todayRecords: number;
+  };
+  hosts: HostView[];
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Audit users (issue 7): users of the audit API, HTTP Basic (DESIGN.md §5)                    */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * - `GET    /api/audit-users`                        → AuditUserSummary[]
+ * - `POST   /api/audit-users`  NewAuditUserRequest    → 201 AuditUserSummary
+ * - `PUT    /api/audit-users/{name}/password`  {password} → AuditUserSummary
+ * - `PUT    /api/audit-users/{name}/roles`     {roles}    → AuditUserSummary
+ * - `DELETE /api/audit-users/{name}`                 → RemovedAuditUserResponse
+ * Errors name the field (`name`, `roles`, `password`): 400, 404 (no such user), 409 (name taken).
+ */
+export const ConsoleAuditUserPaths = {
+  users: '/api/audit-users',
+  user: (name: string) => `/api/audit-users/${encodeURIComponent(name)}`,
+  password: (name: string) => `/api/audit-users/${encodeURIComponent(name)}/password`,
+  roles: (name: string) => `/api/audit-users/${encodeURIComponent(name)}/roles`,
+} as const;
+
+export const AUDIT_USER_ROLES = ['reader', 'contributor'] as const;
+export type AuditUserRole = (typeof AUDIT_USER_ROLES)[number];
+
+export const AUDIT_ROLE_INFO: Readonly<Record<AuditUserRole, string>> = {
+  reader: 'Search and enumerate activity records (enum, search).',
+  contributor: 'Write activity records (POST activity_records/).',
+};
+
+export interface AuditUserSummary {
+  name: string;
+  roles: AuditUserRole[];
+  createdAt: string;
+  passwordChangedAt: string;
+}
+
+export interface NewAuditUserRequest {
+  name: string;
+  roles: string[];
+  password: string;
+}
+
+export interface RemovedAuditUserResponse {
+  name: string;
+  removed: true;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Settings (issue 7): ports, allow-list, audit vendor                                         */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * `GET /api/settings` → ConsoleSettingsView; `PATCH /api/settings` with a JSON Merge Patch
+ * (RFC 7396) of the editable part → ConsoleSettingsView. Validation errors name the field as
+ * the settings file does (`agentApi.port`, `allowList[2]`). The allow-list and the vendor apply
+ * at once; a port applies at the next start (`restartNeeded` lists the fields waiting for it).
+ */
+export interface EditableSettings {
+  agentApi: { port: number };
+  auditApi: { port: number; vendor: string };
+  console: { port: number };
+  allowList: string[];
+}
+
+export type SettingsPatch = {
+  agentApi?: { port?: number };
+  auditApi?: { port?: number; vendor?: string };
+  console?: { port?: number };
+  allowList?: string[];
+};
+
+export interface ConsoleSettingsView {
+  settings: EditableSettings;
+  /** The ports the listeners use now (a port of 0 in the settings picks one at each start). */
+  running: { agentApiPort: number; auditApiPort: number; consolePort: number };
+  /** Saved fields that take effect only at the next start, e.g. `["agentApi.port"]`. */
+  restartNeeded: string[];
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Log files (issue 7)                                                                        */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * - `GET /api/log-files[?outputId=ID]`                → LogFileView[] (newest first)
+ * - `GET /api/log-files/{id}/lines?from=N&count=M[&filter=TEXT]` → LogLinesResponse
+ * - `GET /api/log-files/{id}/follow?after=N[&filter=TEXT]` → Server-Sent Events: `lines`
+ *   (LogLinesResponse of the new lines), `reset` (the file was cut back or replaced: read again)
+ * - `GET /api/log-files/{id}/content`                 → the file (attachment; HTTP Range)
+ * Line numbers count from 0; with a filter, `from`/`after` and `totalLines` count matching lines
+ * and each line keeps its number in the file.
+ */
+export const ConsoleLogFilePaths = {
+  files: '/api/log-files',
+  lines: (id: string) => `/api/log-files/${encodeURIComponent(id)}/lines`,
+  follow: (id: string) => `/api/log-files/${encodeURIComponent(id)}/follow`,
+  content: (id: string) => `/api/log-files/${encodeURIComponent(id)}/content`,
+} as const;
+
+/** Most lines one `lines` request returns. */
+export const MAX_LOG_LINES_PER_REQUEST = 1000;
+/** Longer lines are cut to this many characters (`truncated` set). */
+export const MAX_LOG_LINE_CHARS = 10_000;
+
+export interface LogFileView {
+  id: string;
+  size: number;
+  type: 'Tsv' | 'Json';
+  isZip: boolean;
+  updatedAt: string;
+  activityFrom: string | null;
+  activityTo: string | null;
+  outputId: string | null;
+  /** Today's file of its output: the one that grows (follow mode). */
+  current: boolean;
+}
+
+export interface LogLine {
+  /** Line number in the file, from 0. */
+  n: number;
+  text: string;
+  truncated?: boolean;
+}
+
+export interface LogLinesResponse {
+  fileId: string;
+  /** Lines in the file, or matching lines when `filter` is set. */
+  totalLines: number;
+  from: number;
+  lines: LogLine[];
+  filter: string | null;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Activity (issue 7): search the audit store, live feed                                       */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * - `POST /api/activity/search` ActivitySearchRequest → ActivitySearchResponse (newest first)
+ * - `GET  /api/activity/feed` → Server-Sent Events: `records` (ActivityRecord[] as committed),
+ *   `dropped` ({"count"}: records this reader missed because it fell behind)
+ * `filterList` is the audit API's JSON FilterList (shared/audit-filter-json.ts), so the console
+ * searches with exactly the audit API's filters and operators.
+ */
+export const ConsoleActivityPaths = {
+  search: '/api/activity/search',
+  feed: '/api/activity/feed',
+} as const;
+
+export const MAX_ACTIVITY_PAGE = 500;
+
+export interface ActivitySearchRequest {
+  filterList?: Record<string, unknown>;
+  /** The `next` of the previous page; absent for the first. */
+  page?: ActivityPageCursor;
+  count?: number;
+}
+
+export interface ActivityPageCursor {
+  /** Records older than this position. */
+  before: number;
+  /** When the search was first run (ms): timeframes keep meaning the same days. */
+  reference: number;
+}
+
+export interface ActivitySearchResponse {
+  records: ActivityRecord[];
+  next: ActivityPageCursor | null;
 }

@@ -112,6 +112,27 @@ export class AuditService {
   }
 
   /**
+   * A newest-first page (the console's activity search): records matching `conditions` with
+   * seq < `before`. `reference` is when the search was first run (timeframes resolve against it).
+   * `next` is the `before` of the following page, or null when there are no older records.
+   */
+  async pageBefore(
+    conditions: readonly FilterCondition[],
+    reference: number,
+    before: number,
+    count: number,
+    cancelled: () => boolean,
+  ): Promise<{ seqs: number[]; next: number | null }> {
+    const members = await this.groupMembers(conditions);
+    const compiled = compileSearch(canonicalConditions(conditions), {
+      reference,
+      groupMembers: (group) => members.get(group) ?? [],
+    });
+    const found = await this.deps.reader.findPageBefore(compiled, before, count, cancelled);
+    return { seqs: found.seqs, next: found.through > 0 ? found.through : null };
+  }
+
+  /**
    * Stores the records in one transaction (all or nothing). After a failure, or when the file
    * was replaced, the writer connection is opened again first, so writes recover by themselves.
    */

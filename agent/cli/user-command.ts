@@ -1,25 +1,31 @@
 /**
- * `vigil user add|list|remove|set-password`: audit API users (DESIGN.md §3, §5).
+ * `vigil user add|list|remove|set-password|set-roles`: audit API users (DESIGN.md §3, §5).
  *
  * Passwords come only from standard input (`--password-stdin`), never from the command line,
  * where other users could read them in the process list.
  *
- * While no agent runs on the data directory, the command takes the agent lock and changes
- * settings.json itself (the lock keeps an agent from starting meanwhile: one writer per file).
- * While an agent runs, changes must go through its console API so they take effect at once;
- * until that path exists the command says so and changes nothing.
+ * Like `vigil client` (admin-client.ts): while an agent runs on the data directory the command
+ * goes through its console API (shared/console-api.ts `ConsoleAuditUserPaths`), so the change
+ * takes effect at once and the agent stays the only writer of settings.json; while none runs it
+ * takes the agent lock and changes settings.json itself. Either way the change is recorded as
+ * made by the CLI.
  */
 import fs from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { AgentAlreadyRunningError, AgentLock } from '../config/agent-lock.js';
+import {
+  ConsoleAuditUserPaths,
+  type AuditUserSummary,
+  type RemovedAuditUserResponse,
+} from '../../shared/console-api.js';
 import { dataPaths, resolveDataDir } from '../config/data-dir.js';
-import { SettingsStore } from '../config/settings-store.js';
 import { AuditUserError, AuditUserService } from '../users/audit-user-service.js';
+import { ConsoleApiError, withAdminTarget, type ConsoleApi } from './admin-client.js';
 import { EXIT_FAILURE, EXIT_OK, UsageError } from './usage-error.js';
 import { USER_USAGE } from './user-usage.js';
 
-type Action = 'add' | 'list' | 'remove' | 'set-password';
-const ACTIONS: readonly Action[] = ['add', 'list', 'remove', 'set-password'];
+type Action = 'add' | 'list' | 'remove' | 'set-password' | 'set-roles';
+const ACTIONS: readonly Action[] = ['add', 'list', 'remove', 'set-password', 'set-roles'];
+const ACTOR = 'cli';
 
 async function readPassword(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -31,6 +37,47 @@ async function readPassword(): Promise<string> {
 }
 
 const print = (value: unknown): void => void process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+
+interface Operation {
+  online(api: ConsoleApi): Promise<unknown>;
+  offline(users: AuditUserService): Promise<unknown>;
+}
+
+function operationFor(action: Action, name: string, roles: string[], password: string): Operation {
+  switch (action) {
+    case 'add':
+      return {
+        online: (api) => api.request<AuditUserSummary>('POST', ConsoleAuditUserPaths.users, { name, roles, password }),
+        offline: (users) => users.add({ name, roles, password }, ACTOR),
+      };
+    case 'list':
+      return {
+        online: (api) => api.request<AuditUserSummary[]>('GET', ConsoleAuditUserPaths.users),
+        offline: async (users) => users.list(),
+      };
+    case 'remove':
+      return {
+        online: async (api) => {
+          const removed = await api.request<RemovedAuditUserResponse>('DELETE', ConsoleAuditUserPaths.user(name));
+          return { removed: removed.name };
+        },
+        offline: async (users) => {
+          await users.remove(name, ACTOR);
+          return { removed: name };
+        },
+      };
+    case 'set-password':
+      return {
+        online: (api) => api.request<AuditUserSummary>('PUT', ConsoleAuditUserPaths.password(name), { password }),
+        offline: (users) => users.setPassword(name, password, ACTOR),
+      };
+    case 'set-roles':
+      return {
+        online: (api) => api.request<AuditUserSummary>('PUT', ConsoleAuditUserPaths.roles(name), { roles }),
+        offline: (users) => users.setRoles(name, roles, ACTOR),
+      };
+  }
+}
 
 export async function runUserCommand(argv: string[]): Promise<number> {
   const [action, ...rest] = argv;
@@ -57,8 +104,9 @@ export async function runUserCommand(argv: string[]): Promise<number> {
   }
   const needsName = action !== 'list';
   const needsPassword = action === 'add' || action === 'set-password';
+  const needsRoles = action === 'add' || action === 'set-roles';
   if (needsName && !values.name) throw new UsageError(`--name is required\nusage: ${USER_USAGE}`);
-  if (action === 'add' && !values.role?.length)
+  if (needsRoles && !values.role?.length)
     throw new UsageError(`--role is required (reader, contributor)\nusage: ${USER_USAGE}`);
   if (needsPassword && !values['password-stdin']) {
     throw new UsageError('give the password on standard input with --password-stdin (never on the command line)');
@@ -76,58 +124,36 @@ export async function runUserCommand(argv: string[]): Promise<number> {
     }
   }
   const password = needsPassword ? await readPassword() : '';
+  const roles = (values.role ?? [])
+    .flatMap((r) => r.split(','))
+    .map((r) => r.trim())
+    .filter(Boolean);
+  const operation = operationFor(action as Action, values.name ?? '', roles, password);
 
-  await fs.mkdir(paths.root, { recursive: true, mode: 0o700 });
-  let lock: AgentLock;
   try {
-    lock = await AgentLock.acquire(paths.lockFile, paths.root);
-  } catch (error) {
-    if (error instanceof AgentAlreadyRunningError) {
-      process.stderr.write(
-        `vigil: a Vigil agent (pid ${error.pid}) is running on ${paths.root}. While it runs, audit users are ` +
-          `changed through its console API, which this version of the command cannot use yet: stop the agent, ` +
-          `run the command again, then start the agent.\n`,
-      );
-      return EXIT_FAILURE;
-    }
-    throw error;
-  }
-  const settings = await SettingsStore.open(paths.settings).catch(async (error: unknown) => {
-    await lock.release();
-    throw error;
-  });
-  const users = new AuditUserService(settings);
-  try {
-    const name = values.name ?? '';
-    const roles = (values.role ?? [])
-      .flatMap((r) => r.split(','))
-      .map((r) => r.trim())
-      .filter(Boolean);
-    switch (action as Action) {
-      case 'add':
-        print(await users.add({ name, roles, password }, 'cli'));
-        break;
-      case 'list':
-        print(users.list());
-        break;
-      case 'remove':
-        await users.remove(name, 'cli');
-        print({ removed: name });
-        break;
-      case 'set-password':
-        print(await users.setPassword(name, password, 'cli'));
-        break;
-    }
+    print(
+      await withAdminTarget(paths.root, {
+        online: (api) => operation.online(api),
+        offline: async (context) => {
+          const users = new AuditUserService(context.settings, { recorder: context.recorder });
+          try {
+            return await operation.offline(users);
+          } finally {
+            users.close();
+          }
+        },
+      }),
+    );
     return EXIT_OK;
   } catch (error) {
     if (error instanceof AuditUserError) {
       process.stderr.write(`vigil: ${error.message} (${error.field})\n`);
       return EXIT_FAILURE;
     }
+    if (error instanceof ConsoleApiError && error.status >= 400 && error.status < 500) {
+      process.stderr.write(`vigil: ${error.description}${error.field ? ` (${error.field})` : ''}\n`);
+      return EXIT_FAILURE;
+    }
     throw error;
-  } finally {
-    users.close();
-    await settings.close();
-    await lock.release();
   }
 }

@@ -2,9 +2,10 @@
  * Users of the audit integration API (DESIGN.md §5): the `auditUsers` section of settings.json.
  */
 import { z } from 'zod';
+import { AUDIT_USER_ROLES } from '../../shared/console-api.js';
 
 /** Roles of audit API users (DESIGN.md §5): `reader` may enumerate and search, `contributor` may write. */
-export const AUDIT_ROLES = ['reader', 'contributor'] as const;
+export const AUDIT_ROLES = AUDIT_USER_ROLES;
 
 /**
  * A password hashed with scrypt; the parameters are stored with each hash so they can be raised

@@ -53,6 +53,8 @@ export function dataPaths(dataDir: string) {
     /** Key of the HMACs that stand for client secrets and tokens (agent/auth/keyed-hash.ts). */
     pepper: path.join(dataDir, 'secrets', 'hmac-pepper'),
     lockFile: path.join(dataDir, 'agent.lock'),
+    /** Log files extracted from their zip for the console's viewer; emptied at start and stop. */
+    logViewCache: path.join(dataDir, 'cache', 'log-view'),
   } as const;
 }
 

@@ -2,11 +2,11 @@
  * The console application, served over plain HTTP on 127.0.0.1 only (DESIGN.md §1). Order:
  * 1. error shaping, 2. hardening headers, 3. Host check (DNS rebinding), 4. login links,
  * sessions and the login page, 5. authentication of `/api/*` (console token or session cookie,
- * CSRF rule), 6. API routers (status, client applications, and those later issues add).
+ * CSRF rule), 6. API routers (status and monitoring, client applications, audit users,
+ * settings, log files, activity, and those later issues add).
  */
 import Koa from 'koa';
-import Router from '@koa/router';
-import { ConsolePaths } from '../../shared/console-api.js';
+import type Router from '@koa/router';
 import type { Logger } from '../log/logger.js';
 import { CONSOLE_CSP, rendererDistFolder, staticFiles } from './static-files.js';
 import { buildAccessRouter } from './access-router.js';
@@ -17,12 +17,11 @@ import type { ConsoleToken } from './console-token.js';
 
 export interface ConsoleAppDeps {
   log: Logger;
-  status: () => Record<string, unknown>;
   token: ConsoleToken;
   sessions: ConsoleSessions;
   /** The bound port, known once the listener is up; the Host check and login links use it. */
   port: () => number;
-  /** Authenticated API routers (client applications, ...). */
+  /** Authenticated API routers (status, client applications, ...). */
   routers?: Router[];
 }
 
@@ -51,11 +50,6 @@ export function buildConsoleApp(deps: ConsoleAppDeps): Koa {
   // Only `/api/*` is guarded: the login page's one-time code is its own credential.
   app.use(apiGuard({ token: deps.token, sessions: deps.sessions }));
   mount(buildAccessRouter(deps.sessions, () => `http://127.0.0.1:${deps.port()}`));
-  const status = new Router();
-  status.get(ConsolePaths.status, (ctx) => {
-    ctx.body = deps.status();
-  });
-  mount(status);
   for (const router of deps.routers ?? []) mount(router);
   return app;
 }

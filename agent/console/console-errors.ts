@@ -7,6 +7,10 @@ import { ApiError } from '../api/api-error.js';
 import { ClientApplicationError } from '../auth/client-errors.js';
 import { SettingsValidationError } from '../config/settings-store.js';
 import type { Logger } from '../log/logger.js';
+import { AuditUserError } from '../users/audit-user-service.js';
+import { LogFileMissingError, LogViewRequestError } from '../outputs/log-file-viewer.js';
+import { AuditError } from '../audit/audit-errors.js';
+import { AuditDatabaseError, PageCancelled } from '../store/audit-reader.js';
 
 function toApiError(error: unknown): ApiError | null {
   if (error instanceof ApiError) return error;
@@ -17,8 +21,27 @@ function toApiError(error: unknown): ApiError | null {
     return new ApiError(400, 'invalid_request', error.message, field);
   }
   if (error instanceof SettingsValidationError) {
+    const first = error.problems[0];
+    return new ApiError(400, 'invalid_request', first?.message ?? error.message, { field: error.field });
+  }
+  if (error instanceof AuditUserError) {
+    const field = { field: error.field };
+    if (error.kind === 'not_found') return new ApiError(404, 'not_found', error.message, field);
+    if (error.kind === 'exists') return new ApiError(409, 'conflict', error.message, field);
+    return new ApiError(400, 'invalid_request', error.message, field);
+  }
+  if (error instanceof LogFileMissingError) return new ApiError(404, 'not_found', error.message);
+  if (error instanceof LogViewRequestError) {
     return new ApiError(400, 'invalid_request', error.message, { field: error.field });
   }
+  // Activity search runs on the audit API's service: its input errors are the console's too.
+  if (error instanceof AuditError && error.status === 400) {
+    return new ApiError(400, 'invalid_request', error.detail, { field: 'filterList' });
+  }
+  if (error instanceof AuditDatabaseError) {
+    return new ApiError(503, 'audit_store_unavailable', `the audit database cannot be read: ${error.message}`);
+  }
+  if (error instanceof PageCancelled) return new ApiError(499, 'cancelled', 'the request was cancelled');
   const status = (error as { status?: number })?.status;
   if (status === 413) return new ApiError(413, 'payload_too_large', 'request body is too large');
   if (status === 501) return new ApiError(501, 'not_implemented', 'method not implemented');

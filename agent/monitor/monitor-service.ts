@@ -3,6 +3,10 @@
  * disabled, added, removed, renamed, or given other folders takes effect at once. A disabled or
  * removed host's snapshot is forgotten, so enabling it again starts from a fresh baseline
  * instead of reporting what changed while monitoring was off.
+ *
+ * Pausing (the tray's and the console's "Pause monitoring") stops every source as if each host
+ * were disabled, without changing the settings: resuming starts from a fresh baseline, so
+ * nothing done during the pause is recorded. The pause lives in memory; a restart resumes.
  */
 import type { Settings } from '../config/settings-schema.js';
 import type { SettingsStore } from '../config/settings-store.js';
@@ -43,6 +47,7 @@ export class MonitorService {
   private chain: Promise<void> = Promise.resolve();
   private unsubscribe: (() => void) | null = null;
   private stopped = false;
+  private pausedNow = false;
 
   constructor(private readonly o: MonitorServiceOptions) {}
 
@@ -54,6 +59,21 @@ export class MonitorService {
 
   /** Resolves when every settings change so far is in effect (sources started and scanned). */
   ready(): Promise<void> {
+    return this.chain;
+  }
+
+  get paused(): boolean {
+    return this.pausedNow;
+  }
+
+  /**
+   * Pauses or resumes every host's monitoring; resolves once the change is in effect (sources
+   * stopped, or started and scanned). Settings changes made meanwhile apply on resume.
+   */
+  setPaused(paused: boolean): Promise<void> {
+    if (paused === this.pausedNow) return this.chain;
+    this.pausedNow = paused;
+    this.enqueue(this.o.settings.current, false);
     return this.chain;
   }
 
@@ -79,7 +99,8 @@ export class MonitorService {
   private async reconcile(settings: Settings, initial: boolean): Promise<void> {
     if (this.stopped) return;
     const { state, pipeline, status } = this.o;
-    const wanted = new Map(settings.hosts.filter((h) => h.enabled).map((h) => [h.id, h]));
+    const paused = this.pausedNow;
+    const wanted = new Map(settings.hosts.filter((h) => h.enabled && !paused).map((h) => [h.id, h]));
 
     for (const [id, running] of [...this.running]) {
       const host = wanted.get(id);
@@ -92,7 +113,11 @@ export class MonitorService {
       // Snapshots of hosts removed or disabled while the agent was not running.
       for (const id of state.hostIds()) if (!wanted.has(id)) await this.forget(id, settings);
     }
-    for (const host of settings.hosts) if (!host.enabled) status.setHostStatus(host.id, 'OK', 'Monitoring is disabled');
+    for (const host of settings.hosts) {
+      if (!host.enabled) status.setHostStatus(host.id, 'OK', 'Monitoring is disabled');
+      else if (paused)
+        status.setHostStatus(host.id, 'OK', 'Monitoring is paused', 'Resume monitoring to record again.');
+    }
 
     for (const [id, host] of wanted) {
       if (this.running.has(id) || this.stopped) continue;

@@ -12,7 +12,7 @@ export interface StorageLimits {
   minLocalFreeSpace: number;
 }
 
-export type GuardVerdict = { ok: true } | { ok: false; reason: string };
+export type GuardVerdict = { ok: true } | { ok: false; reason: string; kind: 'quota' | 'free_space' };
 
 const FREE_RECHECK_MS = 1000;
 const FREE_RECHECK_BYTES = 8 * 1024 * 1024;
@@ -29,6 +29,7 @@ export class DiskGuard {
   private free = Number.POSITIVE_INFINITY;
   private freeCheckedAt = 0;
   private writtenSinceCheck = 0;
+  private refusal: GuardVerdict = { ok: true };
 
   constructor(
     private readonly dir: string,
@@ -55,12 +56,23 @@ export class DiskGuard {
     return this.used;
   }
 
+  /** The verdict of the last check: a refusal stays until a later write fits. */
+  get lastVerdict(): GuardVerdict {
+    return this.refusal;
+  }
+
   /** May `bytes` more be written? */
   check(bytes: number): GuardVerdict {
+    this.refusal = this.verdict(bytes);
+    return this.refusal;
+  }
+
+  private verdict(bytes: number): GuardVerdict {
     const { maxLocalSize, minLocalFreeSpace } = this.limits();
     if (this.used + bytes > maxLocalSize) {
       return {
         ok: false,
+        kind: 'quota',
         reason: `the log files reached the disk quota of ${formatSize(maxLocalSize)} (logStorage.maxLocalSize)`,
       };
     }
@@ -73,6 +85,7 @@ export class DiskGuard {
     if (this.free - bytes < minLocalFreeSpace) {
       return {
         ok: false,
+        kind: 'free_space',
         reason: `the disk has less than ${formatSize(minLocalFreeSpace)} free (logStorage.minLocalFreeSpace)`,
       };
     }

@@ -287,6 +287,105 @@ export class AuditReader {
   }
 
   /**
+   * The newest-first page of `search` among records with seq < `before` (the console's activity
+   * search): at most `count` records, `seqs` descending. `through` is the lowest seq considered,
+   * so the next (older) page asks for seq < through; 0 or less means the store is exhausted.
+   * Same bounded steps as findPage: unindexed recent records are scanned in windows, then the
+   * index's candidates are verified a slice at a time, newest first.
+   */
+  async findPageBefore(
+    search: CompiledSearch,
+    before: number,
+    count: number,
+    cancelled: () => boolean = () => false,
+  ): Promise<PageResult> {
+    const seqs: number[] = [];
+    const { top, bottom, indexUpto } = this.use((conn) => {
+      const row = this.statement(conn, 'SELECT max(seq) AS top, min(seq) AS bottom FROM activity_records').get() as {
+        top: number | null;
+        bottom: number | null;
+      };
+      return {
+        top: row.top ?? 0,
+        bottom: row.bottom ?? 1,
+        indexUpto: search.match ? Math.min(row.top ?? 0, this.indexedUpto(conn)) : 0,
+      };
+    });
+    // `cursor` is the highest seq not yet considered.
+    let cursor = Math.min(before - 1, top);
+    let sliceStart = performance.now();
+    const pause = async (): Promise<void> => {
+      if (performance.now() - sliceStart < (this.options.stepMs ?? 8)) return;
+      await sharedTurns.turn();
+      if (cancelled()) throw new PageCancelled();
+      sliceStart = performance.now();
+    };
+    const unfiltered = search.where === '1';
+    const scan = `SELECT a.seq FROM activity_records AS a NOT INDEXED
+                   WHERE a.seq >= ? AND a.seq <= ? AND (${search.where})
+                   ORDER BY a.seq DESC LIMIT ?`;
+    const scanDownTo = async (floor: number): Promise<void> => {
+      while (cursor >= floor && seqs.length < count) {
+        const low = unfiltered ? floor : Math.max(floor, cursor - this.window + 1);
+        const started = performance.now();
+        const rows = this.use(
+          (conn) =>
+            this.statement(conn, scan)
+              .pluck()
+              .all(low, cursor, ...search.params, count - seqs.length) as number[],
+        );
+        seqs.push(...rows);
+        cursor = seqs.length >= count ? seqs[seqs.length - 1]! - 1 : low - 1;
+        if (!unfiltered) {
+          const took = Math.max(performance.now() - started, 0.25);
+          const target = this.options.stepMs ?? 8;
+          this.window = Math.min(MAX_WINDOW, Math.max(MIN_WINDOW, Math.round((this.window * target) / took)));
+        }
+        await pause();
+      }
+    };
+
+    // 1. Records newer than the index reaches: scan them.
+    await scanDownTo(Math.max(bottom, indexUpto + 1));
+    // 2. Records the index covers: verify its candidates, newest first.
+    if (search.match !== null && cursor >= bottom && seqs.length < count) {
+      const verify = `SELECT a.seq FROM activity_records AS a
+                       WHERE a.seq IN (SELECT value FROM json_each(?)) AND (${search.where})
+                       ORDER BY a.seq DESC LIMIT ?`;
+      const candidates = `SELECT rowid FROM search.${SEARCH_TABLE} WHERE ${SEARCH_TABLE} MATCH ? AND rowid <= ?
+                           ORDER BY rowid DESC LIMIT ${CANDIDATE_SLICE}`;
+      let indexUsable = true;
+      while (cursor >= bottom && seqs.length < count) {
+        const page = this.use((conn) => {
+          let found: number[];
+          try {
+            found = this.statement(conn, candidates).pluck().all(search.match!, cursor) as number[];
+          } catch {
+            this.detach(conn);
+            return null;
+          }
+          if (found.length === 0) return { rows: [] as number[], next: bottom - 1 };
+          const rows = this.statement(conn, verify)
+            .pluck()
+            .all(JSON.stringify(found), ...search.params, count - seqs.length) as number[];
+          return { rows, next: found.length < CANDIDATE_SLICE ? bottom - 1 : found[found.length - 1]! - 1 };
+        });
+        if (page === null) {
+          indexUsable = false;
+          break;
+        }
+        seqs.push(...page.rows);
+        cursor = seqs.length >= count ? seqs[seqs.length - 1]! - 1 : page.next;
+        await pause();
+      }
+      if (!indexUsable) await scanDownTo(bottom);
+    } else {
+      await scanDownTo(bottom);
+    }
+    return { seqs, through: cursor < bottom ? 0 : cursor + 1 };
+  }
+
+  /**
    * The stored rows for `seqs` (ascending, at most a few thousand per call), as arrays. Dense
    * runs (an enumeration, a common search) are read as one `seq` range; sparse ones by list.
    */

@@ -1,7 +1,29 @@
 /**
- * The console's only door to the agent: typed calls to the console API on the same origin.
- * Errors come back as ConsoleApiError with the API's words, so views can show them as text.
+ * The console's only door to the agent: typed calls to the console API on the same origin
+ * (shared/console-api.ts is the contract). Errors come back as ConsoleApiError with the API's
+ * own words and the field they concern, so views can show them as text next to the input.
  */
+import type { ActivityRecord } from '../../shared/activity-record.js';
+import type { ClientApplicationView, ClientCredentials } from '../../shared/client-application.js';
+import {
+  ConsoleActivityPaths,
+  ConsoleAuditUserPaths,
+  ConsoleClientPaths,
+  ConsoleLogFilePaths,
+  ConsolePaths,
+  type ActivitySearchRequest,
+  type ActivitySearchResponse,
+  type AuditUserSummary,
+  type ConsoleSettingsView,
+  type ConsoleStatus,
+  type LogFileView,
+  type LogLinesResponse,
+  type MonitoringView,
+  type OutputView,
+  type RemovedAuditUserResponse,
+  type RevokedClientResponse,
+  type SettingsPatch,
+} from '../../shared/console-api.js';
 
 export class ConsoleApiError extends Error {
   constructor(
@@ -34,16 +56,21 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
       body: body === undefined ? null : JSON.stringify(body),
     });
   } catch {
-    throw new ConsoleApiError(0, 'unreachable', 'The agent does not answer. Is it running?');
+    throw new ConsoleApiError(0, 'unreachable', 'The agent does not answer. Is it still running?');
   }
   if (response.status === 204) return undefined as T;
   const text = await response.text();
-  const json = text ? (JSON.parse(text) as unknown) : undefined;
+  let json: unknown;
+  try {
+    json = text ? (JSON.parse(text) as unknown) : undefined;
+  } catch {
+    json = undefined;
+  }
   if (!response.ok) {
     const error = (json ?? {}) as ErrorBody;
     throw new ConsoleApiError(
       response.status,
-      error.error ?? 'http_' + response.status,
+      error.error ?? `http_${response.status}`,
       error.error_description ?? `The agent answered ${response.status} ${response.statusText}.`,
       error.field,
     );
@@ -51,15 +78,111 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
   return json as T;
 }
 
-export interface AgentStatus {
-  version: string | null;
-  uptimeSeconds: number;
-  certificateSha256: string;
-  apiUrl?: string;
-  auditUrl?: string;
-  consoleUrl?: string;
+/** Words for any error a view catches. */
+export function errorText(error: unknown): string {
+  if (error instanceof ConsoleApiError) return error.message;
+  if (error instanceof Error) return error.message;
+  return String(error);
 }
 
-export const api = {
-  status: () => request<AgentStatus>('GET', '/api/status'),
+export function isSignedOut(error: unknown): boolean {
+  return error instanceof ConsoleApiError && error.status === 401;
+}
+
+const query = (params: Record<string, string | number | null | undefined>): string => {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params))
+    if (value !== null && value !== undefined) search.set(key, String(value));
+  const text = search.toString();
+  return text ? `?${text}` : '';
 };
+
+export const api = {
+  status: () => request<ConsoleStatus>('GET', ConsolePaths.status),
+  setPaused: (paused: boolean) => request<MonitoringView>('PUT', ConsolePaths.monitoring, { paused }),
+  outputs: () => request<OutputView[]>('GET', ConsolePaths.outputs),
+
+  clients: () => request<ClientApplicationView[]>('GET', ConsoleClientPaths.clients),
+  addClient: (name: string, permissions: string[]) =>
+    request<ClientCredentials & { name: string }>('POST', ConsoleClientPaths.clients, { name, permissions }),
+  setPermissions: (id: string, permissions: string[]) =>
+    request<ClientApplicationView>('PUT', ConsoleClientPaths.permissions(id), { permissions }),
+  regenerateSecret: (id: string) => request<ClientCredentials>('POST', ConsoleClientPaths.secret(id)),
+  revokeClient: (id: string) => request<RevokedClientResponse>('DELETE', ConsoleClientPaths.client(id)),
+
+  auditUsers: () => request<AuditUserSummary[]>('GET', ConsoleAuditUserPaths.users),
+  addAuditUser: (name: string, roles: string[], password: string) =>
+    request<AuditUserSummary>('POST', ConsoleAuditUserPaths.users, { name, roles, password }),
+  setAuditUserPassword: (name: string, password: string) =>
+    request<AuditUserSummary>('PUT', ConsoleAuditUserPaths.password(name), { password }),
+  setAuditUserRoles: (name: string, roles: string[]) =>
+    request<AuditUserSummary>('PUT', ConsoleAuditUserPaths.roles(name), { roles }),
+  removeAuditUser: (name: string) => request<RemovedAuditUserResponse>('DELETE', ConsoleAuditUserPaths.user(name)),
+
+  settings: () => request<ConsoleSettingsView>('GET', ConsolePaths.settings),
+  saveSettings: (patch: SettingsPatch) => request<ConsoleSettingsView>('PATCH', ConsolePaths.settings, patch),
+
+  logFiles: (outputId?: string) => request<LogFileView[]>('GET', ConsoleLogFilePaths.files + query({ outputId })),
+  logLines: (id: string, from: number, count: number, filter: string | null) =>
+    request<LogLinesResponse>('GET', ConsoleLogFilePaths.lines(id) + query({ from, count, filter: filter || null })),
+  logDownloadUrl: (id: string) => ConsoleLogFilePaths.content(id),
+
+  searchActivity: (body: ActivitySearchRequest) =>
+    request<ActivitySearchResponse>('POST', ConsoleActivityPaths.search, body),
+};
+
+export interface EventHandlers {
+  [event: string]: (data: unknown) => void;
+}
+
+export interface EventSubscription {
+  close(): void;
+}
+
+/**
+ * Opens a Server-Sent Events stream; `onState` hears whether it is connected. After a drop it
+ * reconnects with the URL `url()` gives then (follow mode resumes after the last line it has).
+ */
+export function subscribe(
+  url: () => string,
+  handlers: EventHandlers,
+  onState: (state: 'connecting' | 'open' | 'retrying') => void = () => undefined,
+): EventSubscription {
+  let source: EventSource | null = null;
+  let timer: number | null = null;
+  let closed = false;
+  const connect = (): void => {
+    onState('connecting');
+    source = new EventSource(url(), { withCredentials: true });
+    source.onopen = () => onState('open');
+    source.onerror = () => {
+      source?.close();
+      if (closed) return;
+      onState('retrying');
+      timer = window.setTimeout(connect, 2000);
+    };
+    for (const [event, handler] of Object.entries(handlers)) {
+      source.addEventListener(event, (message) => {
+        try {
+          handler(JSON.parse((message as MessageEvent<string>).data) as unknown);
+        } catch {
+          // A malformed event is dropped rather than breaking the page.
+        }
+      });
+    }
+  };
+  connect();
+  return {
+    close() {
+      closed = true;
+      if (timer !== null) window.clearTimeout(timer);
+      source?.close();
+    },
+  };
+}
+
+export const feedUrl = (): string => ConsoleActivityPaths.feed;
+export const followUrl = (id: string, after: number, filter: string | null): string =>
+  ConsoleLogFilePaths.follow(id) + query({ after, filter: filter || null });
+
+export type { ActivityRecord, ClientApplicationView, ClientCredentials };

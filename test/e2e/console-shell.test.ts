@@ -5,12 +5,14 @@ import type { RunningAgent } from '../../agent/agent.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 import { launchChromium, screenshot } from '../helpers/browser.js';
 import { consoleRequest, withToken } from '../helpers/console-client.js';
+import { ensureRendererBuilt } from '../helpers/renderer-build.js';
 
 describe('console web app', () => {
   let agent: RunningAgent;
   let browser: Browser;
 
   beforeAll(async () => {
+    ensureRendererBuilt();
     agent = await startTestAgent();
     browser = await launchChromium();
   });

@@ -10,6 +10,8 @@ import type { NewActivityRecord } from '../../shared/activity-record.js';
 import { AuditClient } from './audit-client.js';
 import { startTestAgent } from './test-agent.js';
 import { makeTempDir } from './temp-dir.js';
+import { SettingsStore } from '../../agent/config/settings-store.js';
+import { AuditUserService } from '../../agent/users/audit-user-service.js';
 
 export const PASSWORD = 'correct horse battery';
 
@@ -31,13 +33,12 @@ export async function startAuditFixture(options: Partial<AgentOptions> = {}): Pr
     dataDir = makeTempDir();
     fs.writeFileSync(path.join(dataDir, 'settings.json'), '{}\n');
   }
+  await addUsersOffline(dataDir, [
+    { name: 'auditor', roles: ['reader', 'contributor'] },
+    { name: 'reader', roles: ['reader'] },
+    { name: 'writer', roles: ['contributor'] },
+  ]);
   const agent = await startTestAgent({ ...options, dataDir });
-  const users = agent.audit.users;
-  if (!users.get('auditor')) {
-    await users.add({ name: 'auditor', roles: ['reader', 'contributor'], password: PASSWORD });
-    await users.add({ name: 'reader', roles: ['reader'], password: PASSWORD });
-    await users.add({ name: 'writer', roles: ['contributor'], password: PASSWORD });
-  }
   const fixture: AuditFixture = {
     agent,
     auditor: new AuditClient(agent, `auditor:${PASSWORD}`),
@@ -54,6 +55,24 @@ export async function startAuditFixture(options: Partial<AgentOptions> = {}): Pr
     },
   };
   return fixture;
+}
+
+/**
+ * Adds audit users (password PASSWORD) to a data directory no agent runs on, as `vigil user add`
+ * does then; users that exist are left alone. Users added through a running agent would be
+ * recorded in its self-audit, and the audit API tests count records.
+ */
+export async function addUsersOffline(dataDir: string, users: Array<{ name: string; roles: string[] }>): Promise<void> {
+  const settings = await SettingsStore.open(path.join(dataDir, 'settings.json'));
+  const service = new AuditUserService(settings);
+  try {
+    for (const user of users) {
+      if (!service.get(user.name)) await service.add({ ...user, password: PASSWORD });
+    }
+  } finally {
+    service.close();
+    await settings.close();
+  }
 }
 
 export const recordsNs = (vendor = 'vigil'): string =>

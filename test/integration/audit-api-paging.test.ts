@@ -20,7 +20,7 @@ import { validateResponse } from '../helpers/xml-schema.js';
 import { AuditClient } from '../helpers/audit-client.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { startTestAgent } from '../helpers/test-agent.js';
-import { PASSWORD } from '../helpers/audit-fixture.js';
+import { addUsersOffline, PASSWORD } from '../helpers/audit-fixture.js';
 
 const record = (i: number, who = `HOST\\user${i % 50}`): NewActivityRecord => ({
   Who: who,
@@ -206,8 +206,8 @@ describe('marks after a restart', () => {
     // An existing settings file: no first-run host, so the store holds just these 30 records.
     const emptyDir = makeTempDir();
     fs.writeFileSync(path.join(emptyDir, 'settings.json'), '{}\n');
+    await addUsersOffline(emptyDir, [{ name: 'auditor', roles: ['reader'] }]);
     const first = await startTestAgent({ dataDir: emptyDir });
-    await first.audit.users.add({ name: 'auditor', roles: ['reader'], password: PASSWORD });
     first.audit.store.insertBatch(Array.from({ length: 30 }, (_, i) => record(i)));
     let client = new AuditClient(first, `auditor:${PASSWORD}`);
     const page = JSON.parse(

@@ -1,7 +1,6 @@
 /**
- * The tray's view of monitoring, adapted from a RunningAgent. Today the agent has no
- * monitoring capability and the tray must degrade; once the pipeline adds one, pause/resume,
- * the count and issues must come through.
+ * The tray's view of monitoring, adapted from a RunningAgent: the agent's monitoring capability
+ * (pause/resume, the count and issues) must come through, and an agent without one degrades.
  */
 import { describe, expect, it } from 'vitest';
 import type { RunningAgent } from '../../agent/agent.js';
@@ -38,17 +37,38 @@ class Monitoring implements Required<MonitoringCapability> {
 }
 
 describe('statusSourceFor', () => {
-  it('degrades on the agent as it is today: running, no count, no pause', async () => {
+  it('degrades on an agent without a monitoring capability: running, no count, no pause', async () => {
+    const status = statusSourceFor({});
+    expect(status.state).toBe('running');
+    expect(status.todayCount).toBeNull();
+    expect(status.issue).toBeNull();
+    expect(status.canPause).toBe(false);
+    await expect(status.setPaused(true)).rejects.toThrow(/cannot pause/);
+    const unsubscribe = status.onChange(() => undefined);
+    expect(typeof unsubscribe).toBe('function');
+  });
+
+  it("works with the real agent's capability: pause and resume, today's count, change events", async () => {
     const agent = await startTestAgent();
     try {
       const status = statusSourceFor(agent);
+      expect(status.canPause).toBe(true);
       expect(status.state).toBe('running');
-      expect(status.todayCount).toBeNull();
       expect(status.issue).toBeNull();
-      expect(status.canPause).toBe(false);
-      await expect(status.setPaused(true)).rejects.toThrow(/cannot pause/);
-      const unsubscribe = status.onChange(() => undefined);
-      expect(typeof unsubscribe).toBe('function');
+      // The first run records that it added the local host: one record today.
+      expect(status.todayCount).toBe(1);
+      let changes = 0;
+      const unsubscribe = status.onChange(() => (changes += 1));
+      await status.setPaused(true);
+      expect(status.state).toBe('paused');
+      expect(agent.activity.monitor.paused).toBe(true);
+      await status.setPaused(false);
+      expect(status.state).toBe('running');
+      expect(changes).toBeGreaterThanOrEqual(2);
+      // Pause and resume are themselves recorded (self-audit), so today's count grows.
+      await agent.activity.changeRecorder.flush();
+      expect(status.todayCount).toBe(3);
+      unsubscribe();
     } finally {
       await agent.stop();
     }

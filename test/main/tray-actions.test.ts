@@ -83,12 +83,22 @@ describe('tray actions', () => {
   });
 
   it('Pause on an agent that cannot pause says so instead of pretending', async () => {
-    const h = harness();
+    const h = harness({ status: () => statusSourceFor({}) });
     await h.run('pause');
     expect(h.notes[0]).toMatchObject({
       title: 'Monitoring could not be paused',
       body: expect.stringMatching(/cannot pause/),
     });
+  });
+
+  it('Pause and Resume pause and resume the real agent', async () => {
+    const h = harness();
+    await h.run('pause');
+    expect(agent.monitoring.paused).toBe(true);
+    expect(statusSourceFor(agent).state).toBe('paused');
+    await h.run('resume');
+    expect(agent.monitoring.paused).toBe(false);
+    expect(h.notes).toEqual([]);
   });
 
   it('Pause and Resume drive a monitoring capability', async () => {

@@ -1,0 +1,223 @@
+/**
+ * Overview: is the agent healthy, where do clients connect (with copy buttons), the certificate
+ * fingerprint to pin, what is monitored, and today's activity. Refreshes every few seconds.
+ */
+import { useState } from 'preact/hooks';
+import type { ConsoleStatus, HostView, OutputView } from '../../../shared/console-api.js';
+import { api } from '../api-client.js';
+import { CopyButton } from '../components/copy-button.js';
+import { ErrorMessage } from '../components/error-message.js';
+import { Page } from '../components/page.js';
+import { StatusBadge } from '../components/status-badge.js';
+import { formatCount, formatDuration, formatSize, formatTime } from '../format.js';
+import { useResource } from '../use-resource.js';
+
+function Health({ status, onChanged }: { status: ConsoleStatus; onChanged: () => Promise<void> }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const { paused, issues } = status.monitoring;
+  const toggle = async (): Promise<void> => {
+    setBusy(true);
+    setError(null);
+    try {
+      await api.setPaused(!paused);
+      await onChanged();
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const kind = issues.length > 0 ? 'error' : paused ? 'warning' : 'ok';
+  const headline =
+    issues.length > 0
+      ? 'Recording has a problem'
+      : paused
+        ? 'Monitoring is paused: file activity is not recorded'
+        : 'Vigil is recording file activity';
+  return (
+    <section class={`panel health ${kind}`} aria-labelledby="health-title">
+      <div class="health-row">
+        <h2 id="health-title">{headline}</h2>
+        <button type="button" onClick={toggle} disabled={busy} class={paused ? '' : 'secondary'}>
+          {paused ? 'Resume monitoring' : 'Pause monitoring'}
+        </button>
+      </div>
+      {issues.length > 0 ? (
+        <ul class="issues">
+          {issues.map((issue) => (
+            <li key={issue.code + issue.message}>{issue.message}</li>
+          ))}
+        </ul>
+      ) : null}
+      {paused ? (
+        <p>Resuming starts from the current state of the folders; changes made meanwhile are not reported.</p>
+      ) : null}
+      <ErrorMessage error={error} prefix="Could not change monitoring" />
+    </section>
+  );
+}
+
+function Endpoints({ status }: { status: ConsoleStatus }) {
+  const rows = [
+    { id: 'api-url', label: 'Agent API', value: status.apiUrl, hint: 'OAuth 2.0 clients and the REST API' },
+    { id: 'audit-url', label: 'Audit API', value: status.auditUrl, hint: 'SIEM collectors (search, enumerate)' },
+    {
+      id: 'fingerprint',
+      label: 'Certificate SHA-256',
+      value: status.certificateSha256,
+      hint: 'Pin this in clients: the certificate is self-signed',
+    },
+  ];
+  return (
+    <section class="panel" aria-labelledby="connect-title">
+      <h2 id="connect-title">Where clients connect</h2>
+      <dl class="endpoints">
+        {rows.map((row) => (
+          <div key={row.id} class="endpoint">
+            <dt>
+              {row.label}
+              <span class="hint">{row.hint}</span>
+            </dt>
+            <dd>
+              <code id={row.id} class="value">
+                {row.value}
+              </code>
+              <CopyButton value={row.value} label={`Copy ${row.label}`} selectId={row.id} />
+            </dd>
+          </div>
+        ))}
+      </dl>
+    </section>
+  );
+}
+
+function Counts({ status }: { status: ConsoleStatus }) {
+  return (
+    <section class="panel" aria-labelledby="today-title">
+      <h2 id="today-title">Today</h2>
+      <div class="stats">
+        <a class="stat" href="/activity">
+          <span class="stat-value">{formatCount(status.counts.todayRecords)}</span>
+          <span class="stat-label">activity records today</span>
+        </a>
+        <a class="stat" href="/applications">
+          <span class="stat-value">{formatCount(status.counts.clients)}</span>
+          <span class="stat-label">authorized applications</span>
+        </a>
+        <a class="stat" href="/audit-users">
+          <span class="stat-value">{formatCount(status.counts.auditUsers)}</span>
+          <span class="stat-label">audit users</span>
+        </a>
+      </div>
+    </section>
+  );
+}
+
+function Hosts({ hosts, outputs }: { hosts: HostView[]; outputs: OutputView[] | null }) {
+  return (
+    <section class="panel" aria-labelledby="monitored-title">
+      <h2 id="monitored-title">What is monitored</h2>
+      {hosts.length === 0 ? <p>No host is configured: nothing is monitored.</p> : null}
+      {hosts.map((host) => (
+        <article key={host.id} class="host" aria-label={`Host ${host.name}`}>
+          <div class="host-head">
+            <h3>{host.name}</h3>
+            <span class="muted">{host.enabled ? host.type : `${host.type}, disabled`}</span>
+            <StatusBadge status={host.status} />
+          </div>
+          {host.includePaths.length > 0 ? (
+            <>
+              <p class="muted">Folders watched, with everything in them:</p>
+              <ul class="paths">
+                {host.includePaths.map((p) => (
+                  <li key={p} class="mono">
+                    {p}
+                  </li>
+                ))}
+              </ul>
+            </>
+          ) : (
+            <p>No folder is watched on this host.</p>
+          )}
+          {host.excludePaths.length > 0 ? (
+            <p class="muted">
+              Left out: <span class="mono">{host.excludePaths.join(', ')}</span>
+            </p>
+          ) : null}
+          <p class="muted">
+            {formatCount(host.receivedCount)} records since the agent started
+            {host.lastEventTime ? `, the last at ${formatTime(host.lastEventTime)}` : ''}
+            {host.droppedCount > 0 ? `, ${formatCount(host.droppedCount)} could not be recorded` : ''}.
+          </p>
+          <OutputsOf outputs={(outputs ?? []).filter((o) => o.hostId === host.id)} />
+        </article>
+      ))}
+      <p class="muted">
+        Hosts and outputs are shown here as configured; they are enabled, disabled and given folders through the agent
+        API (an application with Modify host).
+      </p>
+    </section>
+  );
+}
+
+function OutputsOf({ outputs }: { outputs: OutputView[] }) {
+  if (outputs.length === 0) return <p>This host has no output: its activity is only in the audit database.</p>;
+  return (
+    <table class="compact">
+      <caption>Outputs</caption>
+      <thead>
+        <tr>
+          <th scope="col">Output</th>
+          <th scope="col">Status</th>
+          <th scope="col">Written</th>
+        </tr>
+      </thead>
+      <tbody>
+        {outputs.map((o) => (
+          <tr key={o.id}>
+            <td>
+              {o.description}
+              {o.enabled ? '' : ' (disabled)'}
+            </td>
+            <td>
+              <StatusBadge status={o.status} />
+            </td>
+            <td>
+              {formatCount(o.reportedCount)} records
+              {o.type === 'LogFile'
+                ? `, ${o.filesCount} ${o.filesCount === 1 ? 'file' : 'files'}, ${formatSize(o.filesSize)}`
+                : ''}
+              {o.droppedCount > 0 ? `, ${formatCount(o.droppedCount)} not written` : ''}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function OverviewPage() {
+  const status = useResource(() => api.status(), [], 5000);
+  const outputs = useResource(() => api.outputs(), [], 5000);
+  const s = status.data;
+  return (
+    <Page title="Overview">
+      <ErrorMessage error={status.error} prefix="The agent's status could not be read" />
+      {!s && !status.error ? <p aria-live="polite">Loading…</p> : null}
+      {s ? (
+        <>
+          <Health status={s} onChanged={status.reload} />
+          <div class="columns">
+            <Endpoints status={s} />
+            <Counts status={s} />
+          </div>
+          <Hosts hosts={s.hosts} outputs={outputs.data} />
+          <p class="muted footer-line">
+            Vigil {s.version ?? ''} · running for {formatDuration(s.uptimeSeconds)} · started {formatTime(s.startedAt)}
+          </p>
+        </>
+      ) : null}
+    </Page>
+  );
+}
