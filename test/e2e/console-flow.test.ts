@@ -111,6 +111,10 @@ describe('console end to end', () => {
     await screenshot(page, 'console-application-credentials');
     await shown.getByRole('button', { name: 'I have copied the secret' }).click();
     await shown.waitFor({ state: 'detached' });
+    // Shown once: a reload of the page (or its cached copy) does not bring the secret back.
+    await page.reload();
+    await page.getByRole('row', { name: /SIEM collector/ }).waitFor();
+    expect(await page.content()).not.toContain(clientSecret);
 
     // The copied credentials work on the agent API.
     const token = await tokenRequest(agent, {

@@ -150,7 +150,10 @@ describe('resource ids and paths (security.md B10, B11)', () => {
       path: '/api/v1/agents',
       headers: { ...bearer(readToken), 'X-HTTP-Method-Override': 'GET', 'X-Method-Override': 'GET' },
     });
-    expect(post.status).toBe(405);
+    // POST /agents registers an agent (Modify agent): the Read token is refused as for a POST,
+    // where a GET would have listed the agents.
+    expect(post.status).toBe(401);
+    expect(post.json?.['error']).toBe('insufficient_permission');
     expect(post.text).not.toContain(agent.agentId);
   });
 });
