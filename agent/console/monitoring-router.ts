@@ -27,8 +27,7 @@ export interface MonitoringRouterDeps {
   status: StatusRegistry;
 }
 
-const invalid = (field: string, message: string): ApiError =>
-  new ApiError(400, 'invalid_request', message, { field });
+const invalid = (field: string, message: string): ApiError => new ApiError(400, 'invalid_request', message, { field });
 
 /** `{"enabled": true|false}` and nothing else: other fields of a host are not changed here. */
 async function enabledBody(ctx: Koa.Context): Promise<boolean> {

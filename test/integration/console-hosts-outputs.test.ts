@@ -40,8 +40,10 @@ afterAll(() => agent.stop());
 const send = (method: string, p: string, body?: unknown): Promise<ConsoleResponse> =>
   consoleRequest(agent, { method, path: p, body, headers: { Cookie: cookie, Origin: origin } });
 
-const onDisk = (): { hosts: Array<{ id: string; enabled: boolean; includePaths: string[] }>; outputs: Array<{ id: string; enabled: boolean }> } =>
-  JSON.parse(fs.readFileSync(agent.paths.settings, 'utf8'));
+const onDisk = (): {
+  hosts: Array<{ id: string; enabled: boolean; includePaths: string[] }>;
+  outputs: Array<{ id: string; enabled: boolean }>;
+} => JSON.parse(fs.readFileSync(agent.paths.settings, 'utf8'));
 
 const diskHost = () => onDisk().hosts.find((h) => h.id === hostId)!;
 

@@ -53,7 +53,6 @@ function AddFolder({ host, onChanged }: { host: HostView; onChanged: () => Promi
           id={id}
           class="mono"
           value={folder}
-          placeholder={host.includePaths[0] ?? ''}
           aria-invalid={fieldError ? 'true' : undefined}
           aria-describedby={`${id}-help ${id}-error`}
           onInput={(e) => {
@@ -98,7 +97,11 @@ function Folders({ host, onChanged }: { host: HostView; onChanged: () => Promise
               class="secondary small"
               aria-label={`Remove folder ${p}`}
               disabled={change.busy}
-              onClick={() => void change.run(() => api.removeFolder(host.id, p), `Stopped watching ${p}.`)}
+              onClick={async () => {
+                await change.run(() => api.removeFolder(host.id, p), `Stopped watching ${p}.`);
+                // The button is gone with its folder: keep the keyboard in this host's part.
+                document.getElementById(`add-folder-${host.id}`)?.focus();
+              }}
             >
               Remove
             </button>
@@ -177,15 +180,7 @@ function OutputsOf({ outputs, onChanged }: { outputs: OutputView[]; onChanged: (
   );
 }
 
-function Host({
-  host,
-  outputs,
-  onChanged,
-}: {
-  host: HostView;
-  outputs: OutputView[];
-  onChanged: () => Promise<void>;
-}) {
+function Host({ host, outputs, onChanged }: { host: HostView; outputs: OutputView[]; onChanged: () => Promise<void> }) {
   const toggle = useChange(onChanged);
   const titleId = `host-${host.id}`;
   return (
