@@ -44,6 +44,7 @@ import { buildClientsRouter } from './console/clients-router.js';
 import { buildDiagnosticsRouter } from './console/diagnostics-router.js';
 import { EventLoopMonitor } from './status/event-loop-monitor.js';
 import { buildStatusRouter } from './console/status-router.js';
+import { buildMonitoringRouter } from './console/monitoring-router.js';
 import { buildAuditUsersRouter } from './console/audit-users-router.js';
 import { buildSettingsRouter } from './console/settings-router.js';
 import { buildLogFilesRouter } from './console/log-files-router.js';
@@ -300,6 +301,12 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
           settings,
           status: activity.status,
           monitoring: activity.monitoring,
+        }),
+        buildMonitoringRouter({
+          hosts: resources.hosts,
+          outputs: resources.outputs,
+          settings,
+          status: activity.status,
         }),
         buildClientsRouter(auth.clients),
         buildDiagnosticsRouter(eventLoop),

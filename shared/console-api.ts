@@ -164,6 +164,31 @@ export interface HostView {
   droppedCount: number;
 }
 
+/**
+ * Changes to what is monitored, made in the console (self-audited with actor `console`, or
+ * `cli` for a program saying so); the monitoring follows at once:
+ * - `PUT    /api/hosts/{id}`  SetEnabledRequest           → HostView
+ * - `POST   /api/hosts/{id}/folders`  AddFolderRequest    → 201 HostView (200 if already watched)
+ * - `DELETE /api/hosts/{id}/folders?path=/abs/folder`     → HostView
+ * - `PUT    /api/outputs/{id}`  SetEnabledRequest         → OutputView
+ * Errors name the field: 400 `enabled` (not a boolean), `path` (missing, relative, not an
+ * existing folder); 404 `id` (no such host or output) or `path` (a folder the host does not watch).
+ */
+export const ConsoleMonitoringPaths = {
+  host: (id: string) => `/api/hosts/${encodeURIComponent(id)}`,
+  folders: (id: string) => `/api/hosts/${encodeURIComponent(id)}/folders`,
+  output: (id: string) => `/api/outputs/${encodeURIComponent(id)}`,
+} as const;
+
+export interface SetEnabledRequest {
+  enabled: boolean;
+}
+
+export interface AddFolderRequest {
+  /** An absolute path of an existing folder; it is watched with everything in it. */
+  path: string;
+}
+
 /** `GET /api/outputs`: where each host's activity goes. */
 export interface OutputView {
   id: string;

@@ -11,6 +11,7 @@ import { AuditUserError } from '../users/audit-user-service.js';
 import { LogFileMissingError, LogViewRequestError } from '../outputs/log-file-viewer.js';
 import { AuditError } from '../audit/audit-errors.js';
 import { AuditDatabaseError, PageCancelled } from '../store/audit-reader.js';
+import { ResourceError } from '../resources/resource-error.js';
 
 function toApiError(error: unknown): ApiError | null {
   if (error instanceof ApiError) return error;
@@ -28,6 +29,12 @@ function toApiError(error: unknown): ApiError | null {
     const field = { field: error.field };
     if (error.kind === 'not_found') return new ApiError(404, 'not_found', error.message, field);
     if (error.kind === 'exists') return new ApiError(409, 'conflict', error.message, field);
+    return new ApiError(400, 'invalid_request', error.message, field);
+  }
+  if (error instanceof ResourceError) {
+    const field = error.field === undefined ? {} : { field: error.field };
+    if (error.kind === 'not_found') return new ApiError(404, 'not_found', error.message, field);
+    if (error.kind === 'conflict') return new ApiError(409, 'conflict', error.message, field);
     return new ApiError(400, 'invalid_request', error.message, field);
   }
   if (error instanceof LogFileMissingError) return new ApiError(404, 'not_found', error.message);

@@ -1,7 +1,7 @@
 /**
  * What the console shows about monitoring, built from the settings (what is configured) and
- * the status registry (what is happening): hosts, outputs and the monitoring state. Read-only:
- * changing hosts and outputs belongs to the resource services of the agent API (issue 4).
+ * the status registry (what is happening): hosts, outputs and the monitoring state. Changes go
+ * through the resource services (monitoring-router.ts), which answer with these same views.
  */
 import type { HostView, MonitoringView, OutputView, RuntimeStatusView } from '../../shared/console-api.js';
 import type { Settings } from '../config/settings-schema.js';

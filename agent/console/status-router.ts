@@ -1,7 +1,8 @@
 /**
  * The overview endpoints of the console (shared/console-api.ts): `GET /api/status` (is the agent
  * healthy, where clients connect, the certificate to pin, what is monitored, today's count),
- * `GET|PUT /api/monitoring` (pause and resume), and read-only `GET /api/hosts`, `/api/outputs`.
+ * `GET|PUT /api/monitoring` (pause and resume), and `GET /api/hosts`, `/api/outputs` (changed
+ * through monitoring-router.ts).
  */
 import Router from '@koa/router';
 import { ConsolePaths, type ConsoleStatus } from '../../shared/console-api.js';

@@ -10,12 +10,14 @@ import {
   ConsoleAuditUserPaths,
   ConsoleClientPaths,
   ConsoleLogFilePaths,
+  ConsoleMonitoringPaths,
   ConsolePaths,
   type ActivitySearchRequest,
   type ActivitySearchResponse,
   type AuditUserSummary,
   type ConsoleSettingsView,
   type ConsoleStatus,
+  type HostView,
   type LogFileView,
   type LogLinesResponse,
   type MonitoringView,
@@ -101,6 +103,14 @@ export const api = {
   status: () => request<ConsoleStatus>('GET', ConsolePaths.status),
   setPaused: (paused: boolean) => request<MonitoringView>('PUT', ConsolePaths.monitoring, { paused }),
   outputs: () => request<OutputView[]>('GET', ConsolePaths.outputs),
+  setHostEnabled: (id: string, enabled: boolean) =>
+    request<HostView>('PUT', ConsoleMonitoringPaths.host(id), { enabled }),
+  addFolder: (id: string, folder: string) =>
+    request<HostView>('POST', ConsoleMonitoringPaths.folders(id), { path: folder }),
+  removeFolder: (id: string, folder: string) =>
+    request<HostView>('DELETE', ConsoleMonitoringPaths.folders(id) + query({ path: folder })),
+  setOutputEnabled: (id: string, enabled: boolean) =>
+    request<OutputView>('PUT', ConsoleMonitoringPaths.output(id), { enabled }),
 
   clients: () => request<ClientApplicationView[]>('GET', ConsoleClientPaths.clients),
   addClient: (name: string, permissions: string[]) =>

@@ -3,7 +3,8 @@
  * one-time link; authorize an application and copy its credentials; use them on the agent API;
  * change its permissions and see the API's answer change; revoke it and see its token refused;
  * open today's log file and follow new lines; see a file created in a watched folder appear in
- * the live feed, its attacker-chosen name shown as text (security.md §8.6 C08). Screenshots of
+ * the live feed, its attacker-chosen name shown as text (security.md §8.6 C08); add a folder to
+ * watch and see its new file in the live feed, switch the host and its output off and on. Screenshots of
  * every page, at 1280×800 and 800×600, go to test-results/screenshots/.
  */
 import fs from 'node:fs';
@@ -236,6 +237,67 @@ describe('console end to end', () => {
     expect(await page.locator('main img').count()).toBe(0);
     expect(dialogs).toEqual([]);
     await screenshot(page, 'console-activity-search');
+  });
+
+  it('adds a folder to watch whose new file shows in the live feed; disables and enables the host', async () => {
+    const host = agent.settings.current.hosts[0]!;
+    await go(page, 'Overview');
+    const article = page.getByRole('article', { name: `Host ${host.name}` });
+    const input = article.getByLabel(`Folder to watch on ${host.name}`);
+    // A relative path is refused in words, at the field.
+    await input.fill('projects/reports');
+    await article.getByRole('button', { name: 'Add folder' }).click();
+    await article.getByText('path must be an absolute path').waitFor();
+    expect(await input.getAttribute('aria-invalid')).toBe('true');
+    await screenshot(page, 'console-add-folder-invalid');
+
+    // With the keyboard: type the folder, Enter submits.
+    const added = makeTempDir('vigil-added-in-ui-');
+    await input.fill('');
+    await input.focus();
+    await page.keyboard.type(added);
+    await page.keyboard.press('Enter');
+    await article
+      .getByRole('status')
+      .filter({ hasText: `Now watching ${added}.` })
+      .waitFor();
+    await article.getByRole('button', { name: `Remove folder ${added}` }).waitFor();
+    expect(agent.settings.current.hosts[0]!.includePaths).toEqual([watched, added]);
+    await screenshot(page, 'console-folder-added');
+
+    await go(page, 'Activity');
+    await page.getByText('Live: new records appear').waitFor();
+    await agent.activity.monitor.ready();
+    fs.writeFileSync(path.join(added, 'quarterly-plan.odt'), 'x');
+    const feed = page.getByRole('table', { name: 'Live activity, newest first' });
+    await expect.poll(() => feed.textContent(), { timeout: 15_000 }).toContain(path.join(added, 'quarterly-plan.odt'));
+
+    // Off and on again: the button says what it will do, the settings follow.
+    await go(page, 'Overview');
+    await article.getByRole('button', { name: `Disable host ${host.name}` }).click();
+    await article.getByRole('button', { name: `Enable host ${host.name}` }).waitFor();
+    expect(agent.settings.current.hosts[0]!.enabled).toBe(false);
+    await expect.poll(() => article.textContent()).toContain('disabled');
+    await screenshot(page, 'console-host-disabled');
+    await article.getByRole('button', { name: `Enable host ${host.name}` }).click();
+    await article.getByRole('button', { name: `Disable host ${host.name}` }).waitFor();
+    expect(agent.settings.current.hosts[0]!.enabled).toBe(true);
+
+    // The output's switch, and removing the folder again.
+    const output = agent.settings.current.outputs[0]!;
+    await article.getByRole('button', { name: /^Disable output / }).click();
+    await article.getByRole('button', { name: /^Enable output / }).waitFor();
+    expect(agent.settings.current.outputs.find((o) => o.id === output.id)?.enabled).toBe(false);
+    await article.getByRole('button', { name: /^Enable output / }).click();
+    await article.getByRole('button', { name: /^Disable output / }).waitFor();
+    expect(agent.settings.current.outputs.find((o) => o.id === output.id)?.enabled).toBe(true);
+    await article.getByRole('button', { name: `Remove folder ${added}` }).click();
+    await article
+      .getByRole('status')
+      .filter({ hasText: `Stopped watching ${added}.` })
+      .waitFor();
+    expect(agent.settings.current.hosts[0]!.includePaths).toEqual([watched]);
+    expect(pageErrors).toEqual([]);
   });
 
   it('adds an audit user who can then use the audit API', async () => {

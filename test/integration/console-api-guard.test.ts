@@ -8,14 +8,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningAgent } from '../../agent/agent.js';
 import { consoleRequest, withToken } from '../helpers/console-client.js';
 import { startTestAgent } from '../helpers/test-agent.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+import { monitorFolders } from '../helpers/activity.js';
 
 let agent: RunningAgent;
 let cookie: string;
 let origin: string;
 let clientId: string;
+let hostId: string;
+let outputId: string;
+let watched: string;
+let another: string;
 
 beforeAll(async () => {
   agent = await startTestAgent();
+  watched = makeTempDir('vigil-watched-');
+  another = makeTempDir('vigil-another-');
+  hostId = await monitorFolders(agent, [watched]);
+  outputId = agent.settings.current.outputs[0]!.id;
   origin = `http://127.0.0.1:${agent.ports.console}`;
   const link = await consoleRequest(agent, { method: 'POST', path: '/api/login-links', headers: withToken(agent) });
   const url = new URL(link.json?.['url'] as string);
@@ -75,12 +85,26 @@ const CHANGES: Change[] = [
   { method: 'PUT', path: () => '/api/audit-users/existing/roles', body: { roles: ['contributor'] } },
   { method: 'DELETE', path: () => '/api/audit-users/existing', body: undefined },
   { method: 'POST', path: () => '/api/activity/search', body: {} },
+  { method: 'PUT', path: () => `/api/hosts/${hostId}`, body: { enabled: false } },
+  {
+    method: 'POST',
+    path: () => `/api/hosts/${hostId}/folders`,
+    get body() {
+      return { path: another }; // known once the agent runs
+    },
+  },
+  {
+    method: 'DELETE',
+    path: () => `/api/hosts/${hostId}/folders?path=${encodeURIComponent(watched)}`,
+    body: undefined,
+  },
+  { method: 'PUT', path: () => `/api/outputs/${outputId}`, body: { enabled: false } },
 ];
 
 /** What the changes above would alter: it must stay as it was after every refused attempt. */
 function state(): string {
   const s = agent.settings.current;
-  return JSON.stringify([s.allowList, s.clients, s.auditUsers, agent.monitoring.paused]);
+  return JSON.stringify([s.allowList, s.clients, s.auditUsers, s.hosts, s.outputs, agent.monitoring.paused]);
 }
 
 describe('console API without credentials', () => {
@@ -91,7 +115,7 @@ describe('console API without credentials', () => {
     expect(response.json?.['error']).toBe('unauthorized');
   });
 
-  it.each(CHANGES.map((c) => [`${c.method} ${c.path().replace('undefined', '{id}')}`, c] as const))(
+  it.each(CHANGES.map((c) => [`${c.method} ${c.path().replaceAll('undefined', '{id}')}`, c] as const))(
     '%s → 401 and nothing changes',
     async (_m, change) => {
       const before = state();
@@ -109,7 +133,7 @@ describe('console API with a foreign Host (DNS rebinding)', () => {
     expect(response.json?.['error']).toBe('forbidden_host');
   });
 
-  it.each(CHANGES.map((c) => [`${c.method} ${c.path().replace('undefined', '{id}')}`, c] as const))(
+  it.each(CHANGES.map((c) => [`${c.method} ${c.path().replaceAll('undefined', '{id}')}`, c] as const))(
     '%s with Host 127.0.0.1.nip.io → 403',
     async (_m, change) => {
       const before = state();
@@ -135,7 +159,7 @@ describe('console API changes from another origin (CSRF)', () => {
   ];
   for (const change of CHANGES) {
     it.each(attempts)(
-      `${change.method} ${change.path().replace('undefined', '{id}')}: %s → 403`,
+      `${change.method} ${change.path().replaceAll('undefined', '{id}')}: %s → 403`,
       async (_label, extra) => {
         const before = state();
         const headers = Object.fromEntries(Object.entries(extra).map(([k, v]) => [k, v.replace('ORIGIN', origin)]));
@@ -167,7 +191,14 @@ describe('console API changes from another origin (CSRF)', () => {
 describe('no change by GET (C06)', () => {
   it('answers 405 to GET on revoke and remove paths, and nothing changes', async () => {
     const before = state();
-    for (const path of [`/api/clients/${clientId}`, '/api/audit-users/existing', `/api/clients/${clientId}/secret`]) {
+    for (const path of [
+      `/api/clients/${clientId}`,
+      '/api/audit-users/existing',
+      `/api/clients/${clientId}/secret`,
+      `/api/hosts/${hostId}`,
+      `/api/hosts/${hostId}/folders?path=${encodeURIComponent(watched)}`,
+      `/api/outputs/${outputId}`,
+    ]) {
       const response = await consoleRequest(agent, { path, headers: { Cookie: cookie } });
       expect(response.status, path).toBe(405);
       expect(response.headers['allow']).toBeDefined();

@@ -1,16 +1,17 @@
 /**
  * Overview: is the agent healthy, where do clients connect (with copy buttons), the certificate
- * fingerprint to pin, what is monitored, and today's activity. Refreshes every few seconds.
+ * fingerprint to pin, what is monitored (with its switches: monitored-hosts.tsx), and today's
+ * activity. Refreshes every few seconds.
  */
 import { useState } from 'preact/hooks';
-import type { ConsoleStatus, HostView, OutputView } from '../../../shared/console-api.js';
+import type { ConsoleStatus } from '../../../shared/console-api.js';
 import { api } from '../api-client.js';
 import { CopyButton } from '../components/copy-button.js';
 import { ErrorMessage } from '../components/error-message.js';
 import { Page } from '../components/page.js';
-import { StatusBadge } from '../components/status-badge.js';
-import { formatCount, formatDuration, formatSize, formatTime } from '../format.js';
+import { formatCount, formatDuration, formatTime } from '../format.js';
 import { useResource } from '../use-resource.js';
+import { MonitoredHosts } from './monitored-hosts.js';
 
 function Health({ status, onChanged }: { status: ConsoleStatus; onChanged: () => Promise<void> }) {
   const [busy, setBusy] = useState(false);
@@ -114,89 +115,6 @@ function Counts({ status }: { status: ConsoleStatus }) {
   );
 }
 
-function Hosts({ hosts, outputs }: { hosts: HostView[]; outputs: OutputView[] | null }) {
-  return (
-    <section class="panel" aria-labelledby="monitored-title">
-      <h2 id="monitored-title">What is monitored</h2>
-      {hosts.length === 0 ? <p>No host is configured: nothing is monitored.</p> : null}
-      {hosts.map((host) => (
-        <article key={host.id} class="host" aria-label={`Host ${host.name}`}>
-          <div class="host-head">
-            <h3>{host.name}</h3>
-            <span class="muted">{host.enabled ? host.type : `${host.type}, disabled`}</span>
-            <StatusBadge status={host.status} />
-          </div>
-          {host.includePaths.length > 0 ? (
-            <>
-              <p class="muted">Folders watched, with everything in them:</p>
-              <ul class="paths">
-                {host.includePaths.map((p) => (
-                  <li key={p} class="mono">
-                    {p}
-                  </li>
-                ))}
-              </ul>
-            </>
-          ) : (
-            <p>No folder is watched on this host.</p>
-          )}
-          {host.excludePaths.length > 0 ? (
-            <p class="muted">
-              Left out: <span class="mono">{host.excludePaths.join(', ')}</span>
-            </p>
-          ) : null}
-          <p class="muted">
-            {formatCount(host.receivedCount)} records since the agent started
-            {host.lastEventTime ? `, the last at ${formatTime(host.lastEventTime)}` : ''}
-            {host.droppedCount > 0 ? `, ${formatCount(host.droppedCount)} could not be recorded` : ''}.
-          </p>
-          <OutputsOf outputs={(outputs ?? []).filter((o) => o.hostId === host.id)} />
-        </article>
-      ))}
-      <p class="muted">
-        Hosts and outputs are shown here as configured; they are enabled, disabled and given folders through the agent
-        API (an application with Modify host).
-      </p>
-    </section>
-  );
-}
-
-function OutputsOf({ outputs }: { outputs: OutputView[] }) {
-  if (outputs.length === 0) return <p>This host has no output: its activity is only in the audit database.</p>;
-  return (
-    <table class="compact">
-      <caption>Outputs</caption>
-      <thead>
-        <tr>
-          <th scope="col">Output</th>
-          <th scope="col">Status</th>
-          <th scope="col">Written</th>
-        </tr>
-      </thead>
-      <tbody>
-        {outputs.map((o) => (
-          <tr key={o.id}>
-            <td>
-              {o.description}
-              {o.enabled ? '' : ' (disabled)'}
-            </td>
-            <td>
-              <StatusBadge status={o.status} />
-            </td>
-            <td>
-              {formatCount(o.reportedCount)} records
-              {o.type === 'LogFile'
-                ? `, ${o.filesCount} ${o.filesCount === 1 ? 'file' : 'files'}, ${formatSize(o.filesSize)}`
-                : ''}
-              {o.droppedCount > 0 ? `, ${formatCount(o.droppedCount)} not written` : ''}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
-
 export function OverviewPage() {
   const status = useResource(() => api.status(), [], 5000);
   const outputs = useResource(() => api.outputs(), [], 5000);
@@ -212,7 +130,14 @@ export function OverviewPage() {
             <Endpoints status={s} />
             <Counts status={s} />
           </div>
-          <Hosts hosts={s.hosts} outputs={outputs.data} />
+          <MonitoredHosts
+            hosts={s.hosts}
+            outputs={outputs.data}
+            outputsError={outputs.error}
+            onChanged={async () => {
+              await Promise.all([status.reload(), outputs.reload()]);
+            }}
+          />
           <p class="muted footer-line">
             Vigil {s.version ?? ''} · running for {formatDuration(s.uptimeSeconds)} · started {formatTime(s.startedAt)}
           </p>
