@@ -763,13 +763,15 @@ export class FileActivitySource {
     if (other.length > 0) problems.push(`${other.length} folders cannot be watched (${other[0]![0]}: ${other[0]![1]})`);
     if (this.unreadable.size > 0) {
       const [first, code] = [...this.unreadable][0]!;
-      problems.push(`${this.unreadable.size} folders cannot be read (${first}: ${code})`);
+      problems.push(
+        `${this.unreadable.size} ${this.unreadable.size === 1 ? 'folder' : 'folders'} cannot be read (${first}: ${code})`,
+      );
     }
     if (problems.length === 0) {
       status.setHostStatus(
         this.hostId,
         'OK',
-        `Monitoring ${coverage.include.length} folders`,
+        `Monitoring ${coverage.include.length} ${coverage.include.length === 1 ? 'folder' : 'folders'}`,
         coverage.include.join('; '),
       );
     } else {

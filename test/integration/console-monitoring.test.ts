@@ -48,7 +48,7 @@ describe('GET /api/status', () => {
     expect(status.monitoring.todayCount).toBe(agent.monitoring.todayCount());
     expect(status.counts.todayRecords).toBe(status.monitoring.todayCount);
     expect(status.hosts[0]).toMatchObject({ includePaths: [watched], enabled: true });
-    expect(status.hosts[0]!.status?.summary).toBe('Monitoring 1 folders');
+    expect(status.hosts[0]!.status?.summary).toBe('Monitoring 1 folder');
     expect(Date.parse(status.startedAt)).toBeLessThanOrEqual(Date.now());
   });
 });
