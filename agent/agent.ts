@@ -84,7 +84,7 @@ export interface AgentOptions {
   tokenSync?: 'FULL' | 'NORMAL';
   /** Where InGroup/NotInGroup look up local groups (default: the platform's; tests pass files). */
   localGroups?: GroupResolver;
-  /** How long an audit search works before it yields to the event loop (default 8 ms; tests use 0). */
+  /** How long an audit search works before it yields to the event loop (default 5 ms; tests use 0). */
   auditStepMs?: number;
   /** Timing of the registered agents' reachability checks (tests shorten them). */
   agentChecks?: ReachabilityOptions;
@@ -145,7 +145,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   };
 
   try {
-    const store = AuditStore.open({ file: paths.auditDb });
+    const store = AuditStore.open({ file: paths.auditDb, backgroundCheckpoints: true });
     cleanups.push(async () => store.close());
     const activity = await startActivityPipeline({
       settings,

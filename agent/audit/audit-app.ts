@@ -155,7 +155,7 @@ export function buildAuditApp(deps: AuditAppDeps): Koa {
     if (endpoint === 'write') {
       const bytes = await readBody(ctx.req, limits.writeBodyBytes);
       const records = await deps.parsePool.parse(bytes, query.format, profile.vendor);
-      deps.service.write(records);
+      await deps.service.write(records);
       ctx.status = 200;
       ctx.type = 'text/plain';
       ctx.body = '';

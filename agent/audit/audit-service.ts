@@ -133,10 +133,11 @@ export class AuditService {
   }
 
   /**
-   * Stores the records in one transaction (all or nothing). After a failure, or when the file
+   * Stores the records in one transaction (all or nothing) and resolves once they are on disk
+   * (the WAL is fsynced off the event loop: store/wal-sync.ts). After a failure, or when the file
    * was replaced, the writer connection is opened again first, so writes recover by themselves.
    */
-  write(records: readonly NewActivityRecord[]): void {
+  async write(records: readonly NewActivityRecord[]): Promise<void> {
     const { store } = this.deps;
     const problem = databaseFileProblem(store.file);
     if (problem !== null) {
@@ -147,11 +148,16 @@ export class AuditService {
       if (this.writerFailed) store.reopen();
       else store.reopenIfReplaced();
       this.writerFailed = false;
-      store.insertBatch(records);
+      store.insertBatchUnsynced(records);
     } catch (error) {
       this.writerFailed = true;
       throw new AuditDatabaseError(describeFailure(error));
     }
     this.deps.index?.poke();
+    try {
+      await store.syncWal();
+    } catch (error) {
+      throw new AuditDatabaseError(describeFailure(error));
+    }
   }
 }

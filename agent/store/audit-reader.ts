@@ -72,9 +72,27 @@ export type RawRecordRow = [
   string | null,
   string | null,
 ];
-const CANDIDATE_SLICE = 2000;
+/**
+ * Index candidates verified per step, and the time a search works before it yields. Under 200
+ * concurrent searches and a writer on two cores, 2000 candidates and 8 ms let one turn of the
+ * loop reach 100+ ms (a step overshoots its time by up to one slice); these keep it well under.
+ */
+const CANDIDATE_SLICE = 500;
+const DEFAULT_STEP_MS = 5;
 const MIN_WINDOW = 1024;
 const MAX_WINDOW = 1 << 20;
+const FIRST_WINDOW = 16_384;
+
+/**
+ * The next scan window of one search: the `seq` range its last step covered, scaled to the
+ * step time wanted. Kept per search (a window learnt by a cheap predicate, or by a step that
+ * its LIMIT ended early, made another search's next step run for 100+ ms under load) and grown
+ * at most twofold per step, so one fast step cannot make the next one long.
+ */
+function nextWindow(window: number, covered: number, tookMs: number, targetMs: number): number {
+  const rate = Math.max(covered, 1) / Math.max(tookMs, 0.25);
+  return Math.min(MAX_WINDOW, 2 * window, Math.max(MIN_WINDOW, Math.round(rate * targetMs)));
+}
 const ATTACH_RETRY_MS = 2000;
 
 function describeSqliteError(error: unknown): string {
@@ -96,7 +114,6 @@ interface Connection {
 
 export class AuditReader {
   private conn: Connection | null = null;
-  private window = 16_384;
   private closed = false;
 
   constructor(private readonly options: AuditReaderOptions) {}
@@ -232,7 +249,7 @@ export class AuditReader {
     if (cancelled()) throw new PageCancelled();
     let sliceStart = performance.now();
     const pause = async (): Promise<void> => {
-      if (performance.now() - sliceStart < (this.options.stepMs ?? 8)) return;
+      if (performance.now() - sliceStart < (this.options.stepMs ?? DEFAULT_STEP_MS)) return;
       await sharedTurns.turn();
       if (cancelled()) throw new PageCancelled();
       sliceStart = performance.now();
@@ -265,8 +282,10 @@ export class AuditReader {
     const scan = `SELECT a.seq FROM activity_records AS a NOT INDEXED
                    WHERE a.seq > ? AND a.seq <= ? AND (${search.where})
                    ORDER BY a.seq LIMIT ?`;
+    let window = FIRST_WINDOW;
     while (cursor < max && seqs.length < count) {
-      const high = unfiltered ? max : Math.min(max, cursor + this.window);
+      const high = unfiltered ? max : Math.min(max, cursor + window);
+      const from = cursor;
       const started = performance.now();
       const rows = this.use(
         (conn) =>
@@ -276,11 +295,8 @@ export class AuditReader {
       );
       seqs.push(...rows);
       cursor = seqs.length >= count ? seqs[seqs.length - 1]! : high;
-      if (!unfiltered) {
-        const took = Math.max(performance.now() - started, 0.25);
-        const target = this.options.stepMs ?? 8;
-        this.window = Math.min(MAX_WINDOW, Math.max(MIN_WINDOW, Math.round((this.window * target) / took)));
-      }
+      if (!unfiltered)
+        window = nextWindow(window, cursor - from, performance.now() - started, this.options.stepMs ?? DEFAULT_STEP_MS);
       await pause();
     }
     return { seqs, through: Math.max(cursor, after) };
@@ -315,7 +331,7 @@ export class AuditReader {
     let cursor = Math.min(before - 1, top);
     let sliceStart = performance.now();
     const pause = async (): Promise<void> => {
-      if (performance.now() - sliceStart < (this.options.stepMs ?? 8)) return;
+      if (performance.now() - sliceStart < (this.options.stepMs ?? DEFAULT_STEP_MS)) return;
       await sharedTurns.turn();
       if (cancelled()) throw new PageCancelled();
       sliceStart = performance.now();
@@ -324,9 +340,11 @@ export class AuditReader {
     const scan = `SELECT a.seq FROM activity_records AS a NOT INDEXED
                    WHERE a.seq >= ? AND a.seq <= ? AND (${search.where})
                    ORDER BY a.seq DESC LIMIT ?`;
+    let window = FIRST_WINDOW;
     const scanDownTo = async (floor: number): Promise<void> => {
       while (cursor >= floor && seqs.length < count) {
-        const low = unfiltered ? floor : Math.max(floor, cursor - this.window + 1);
+        const low = unfiltered ? floor : Math.max(floor, cursor - window + 1);
+        const from = cursor;
         const started = performance.now();
         const rows = this.use(
           (conn) =>
@@ -336,11 +354,13 @@ export class AuditReader {
         );
         seqs.push(...rows);
         cursor = seqs.length >= count ? seqs[seqs.length - 1]! - 1 : low - 1;
-        if (!unfiltered) {
-          const took = Math.max(performance.now() - started, 0.25);
-          const target = this.options.stepMs ?? 8;
-          this.window = Math.min(MAX_WINDOW, Math.max(MIN_WINDOW, Math.round((this.window * target) / took)));
-        }
+        if (!unfiltered)
+          window = nextWindow(
+            window,
+            from - cursor,
+            performance.now() - started,
+            this.options.stepMs ?? DEFAULT_STEP_MS,
+          );
         await pause();
       }
     };

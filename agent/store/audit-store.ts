@@ -10,6 +10,8 @@ import type { ActivityDetail, ActivityRecord, NewActivityRecord } from '../../sh
 import { formatWhen } from '../../shared/activity-record.js';
 import { migrate } from './audit-schema.js';
 import { RidGenerator } from './rid.js';
+import { syncWal } from './wal-sync.js';
+import { BACKSTOP_PAGES, WalCheckpointer } from './wal-checkpointer.js';
 import { DatabaseOpenError, openProblem } from './database-open-error.js';
 
 /**
@@ -23,6 +25,11 @@ export interface AuditStoreOptions {
   file: string;
   /** FULL by default; NORMAL survives kill -9 but may lose the last commits on power loss. */
   synchronous?: 'FULL' | 'NORMAL';
+  /**
+   * Checkpoint the WAL from a worker thread after commits instead of inside them
+   * (wal-checkpointer.ts). The agent turns it on; short-lived users (CLI, tests) need not.
+   */
+  backgroundCheckpoints?: boolean;
 }
 
 /** A row of `activity_records` as SQLite returns it. */
@@ -99,6 +106,7 @@ export class AuditStore {
   private deleteOld: Database.Statement | undefined;
   /** Device and inode of the file this connection has open (see `reopenIfReplaced`). */
   private identity: { dev: number; ino: number };
+  private readonly checkpointer: WalCheckpointer | null;
 
   private constructor(
     readonly file: string,
@@ -107,6 +115,7 @@ export class AuditStore {
   ) {
     this.insert = AuditStore.prepareInsert(connection);
     this.identity = AuditStore.identityOf(file);
+    this.checkpointer = options.backgroundCheckpoints ? new WalCheckpointer(file) : null;
   }
 
   /** The open connection; it changes when the store reopens the file. */
@@ -137,6 +146,7 @@ export class AuditStore {
       db.pragma('foreign_keys = ON');
       db.pragma('busy_timeout = 5000');
       db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
+      if (options.backgroundCheckpoints) db.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
       migrate(db, options.file);
     } catch (error) {
       db.close();
@@ -194,7 +204,26 @@ export class AuditStore {
    * as a date (callers validate input first); it is kept as UTC milliseconds.
    */
   insertBatch(records: readonly NewActivityRecord[]): ActivityRecord[] {
-    return this.db.transaction(() => this.insertInTransaction(records))();
+    return this.transaction(() => this.insertInTransaction(records));
+  }
+
+  /**
+   * `insertBatch` whose COMMIT does not wait for the disk: the caller awaits `syncWal()` before
+   * it acknowledges the records (wal-sync.ts), so the event loop is not held by the fsync. Other
+   * transactions on this connection (the pipeline's) keep the store's own setting.
+   */
+  insertBatchUnsynced(records: readonly NewActivityRecord[]): ActivityRecord[] {
+    this.db.pragma('synchronous = NORMAL');
+    try {
+      return this.insertBatch(records);
+    } finally {
+      this.db.pragma(`synchronous = ${this.options.synchronous ?? 'FULL'}`);
+    }
+  }
+
+  /** Makes every committed transaction durable, off the event loop. */
+  syncWal(): Promise<void> {
+    return syncWal(this.file);
   }
 
   /**
@@ -261,7 +290,10 @@ export class AuditStore {
    * batch of records together with the state derived from them, or none of it.
    */
   transaction<T>(work: () => T): T {
-    return this.db.transaction(work)();
+    const outermost = !this.db.inTransaction;
+    const result = this.db.transaction(work)();
+    if (outermost) this.checkpointer?.committed();
+    return result;
   }
 
   /**
@@ -286,6 +318,7 @@ export class AuditStore {
   }
 
   close(): void {
+    void this.checkpointer?.stop();
     if (this.connection.open) this.connection.close();
   }
 }

@@ -1,0 +1,100 @@
+/**
+ * Background checkpoints of the audit database's WAL.
+ *
+ * In WAL mode a commit appends pages to the `-wal` file; a checkpoint copies them back into the
+ * database file and syncs both. SQLite runs it inside whichever commit crosses
+ * `wal_autocheckpoint` pages, which put it on the agent's event loop in the middle of ingest:
+ * during a burst, checkpoints took about 15 % of the pipeline's time (docs/benchmarks.md). Here
+ * a worker thread with its own connection checkpoints after commits instead, on the other core.
+ *
+ * Durability does not change: every commit is still synced by the writer (synchronous=FULL),
+ * and a checkpoint is crash-safe at any point. The writer keeps a higher `wal_autocheckpoint`
+ * as a backstop, so the WAL stays bounded if this thread falls behind or cannot run.
+ */
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../util/module-worker.js';
+import type { CheckpointJob, CheckpointReply } from './wal-checkpoint-worker.js';
+
+/** Pages the writer lets the WAL reach before it checkpoints itself (SQLite's default is 1000). */
+export const BACKSTOP_PAGES = 10_000;
+const COMMITS_PER_CHECKPOINT = 3;
+
+export class WalCheckpointer {
+  private worker: Worker | null = null;
+  private running = false;
+  private wanted = false;
+  private stopped = false;
+  private failures = 0;
+  private retryAt = 0;
+  private commits = 0;
+  private idleTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly file: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private ensureWorker(): Worker {
+    if (this.worker) return this.worker;
+    const worker = startModuleWorker(import.meta.url, 'wal-checkpoint-worker', { workerData: { file: this.file } });
+    worker.unref();
+    worker.on('message', (reply: CheckpointReply) => this.finished(reply.type === 'done'));
+    worker.on('error', () => undefined); // 'exit' follows
+    worker.on('exit', () => {
+      if (this.worker !== worker) return;
+      this.worker = null;
+      if (this.running) this.finished(false);
+    });
+    this.worker = worker;
+    return worker;
+  }
+
+  /**
+   * A transaction committed. About every COMMITS_PER_CHECKPOINT commits, or a second after the
+   * last one, a checkpoint runs (SQLite's own cadence is every 1000 pages, about the same).
+   */
+  committed(): void {
+    if (++this.commits >= COMMITS_PER_CHECKPOINT) {
+      this.poke();
+      return;
+    }
+    if (this.idleTimer) return;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = null;
+      this.poke();
+    }, 1000);
+    this.idleTimer.unref();
+  }
+
+  /** Checkpoint now. Calls while one runs make one more run after it. */
+  poke(): void {
+    this.commits = 0;
+    if (this.stopped) return;
+    if (this.running) {
+      this.wanted = true;
+      return;
+    }
+    // After failures (a missing or damaged file), try again at most every few seconds; the
+    // writer's own backstop checkpoints meanwhile.
+    if (this.failures > 0 && this.now() < this.retryAt) return;
+    this.running = true;
+    this.wanted = false;
+    this.ensureWorker().postMessage({ type: 'checkpoint' } satisfies CheckpointJob);
+  }
+
+  private finished(ok: boolean): void {
+    this.running = false;
+    if (ok) this.failures = 0;
+    else this.retryAt = this.now() + Math.min(30_000, 500 * 2 ** Math.min(this.failures++, 6));
+    if (this.wanted) this.poke();
+  }
+
+  /** Ends the thread (its connection closes with it). */
+  stop(): Promise<void> {
+    this.stopped = true;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    const worker = this.worker;
+    this.worker = null;
+    return worker ? worker.terminate().then(() => undefined) : Promise.resolve();
+  }
+}
