@@ -8,6 +8,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/load/**/*.test.ts'],
+    globalSetup: ['test/load/quiet-disk.ts'],
     pool: 'forks',
     testTimeout: 180_000,
     hookTimeout: 120_000,
