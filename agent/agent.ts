@@ -52,6 +52,7 @@ import { buildActivityRouter } from './console/activity-router.js';
 import { EditableSettingsService } from './config/editable-settings.js';
 import { LogFileViewer } from './outputs/log-file-viewer.js';
 import { AuditReader } from './store/audit-reader.js';
+import { AuditWriter } from './store/audit-writer.js';
 import { SearchIndex } from './store/search-index.js';
 import { MarkCodec } from './audit/continuation-mark.js';
 import { AuditService } from './audit/audit-service.js';
@@ -209,9 +210,11 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     const users = new AuditUserService(settings, { recorder });
     cleanups.push(async () => users.close());
     const marks = await MarkCodec.load(paths.secrets);
+    const writer = new AuditWriter(paths.auditDb);
+    cleanups.push(() => writer.close());
     const auditService = new AuditService({
       reader,
-      store,
+      writer,
       marks,
       groups: options.localGroups ?? platformGroups(),
       index,

@@ -7,16 +7,16 @@ import type { NewActivityRecord } from '../../shared/activity-record.js';
 import { canonicalConditions, sameConditions, type FilterCondition } from '../../shared/audit-filters.js';
 import { compileSearch } from '../store/audit-query.js';
 import { AuditDatabaseError, type AuditReader } from '../store/audit-reader.js';
-import type { AuditStore } from '../store/audit-store.js';
+import { AuditWriteFailure, type AuditWriter } from '../store/audit-writer.js';
 import type { SearchIndex } from '../store/search-index.js';
-import { databaseFileProblem } from '../store/database-file.js';
 import { GroupsUnsupportedError, type GroupResolver } from '../platform/local-groups.js';
 import { ErrorCodes, inputError } from './audit-errors.js';
 import { InvalidMarkError, type MarkCodec, type MarkPayload } from './continuation-mark.js';
 
 export interface AuditServiceDeps {
   reader: AuditReader;
-  store: AuditStore;
+  /** Stores the audit API's writes (in a worker thread). */
+  writer: AuditWriter;
   marks: MarkCodec;
   groups: GroupResolver;
   index?: SearchIndex;
@@ -30,15 +30,7 @@ export interface PageOutcome {
   next: MarkPayload;
 }
 
-function describeFailure(error: unknown): string {
-  const e = error as { code?: unknown; message?: unknown };
-  const message = typeof e.message === 'string' ? e.message : String(error);
-  return typeof e.code === 'string' && e.code.startsWith('SQLITE_') ? `${message} (${e.code})` : message;
-}
-
 export class AuditService {
-  private writerFailed = false;
-
   constructor(private readonly deps: AuditServiceDeps) {}
 
   /** A new search (or enumeration, with no conditions) from its first page. */
@@ -133,31 +125,17 @@ export class AuditService {
   }
 
   /**
-   * Stores the records in one transaction (all or nothing) and resolves once they are on disk
-   * (the WAL is fsynced off the event loop: store/wal-sync.ts). After a failure, or when the file
-   * was replaced, the writer connection is opened again first, so writes recover by themselves.
+   * Stores the records in one transaction (all or nothing), in the writer thread
+   * (store/audit-writer.ts), and resolves once they are committed. A problem with the file is a
+   * ServerError naming it; the writer opens the file again before the next batch, so writes
+   * recover by themselves once the file is back.
    */
   async write(records: readonly NewActivityRecord[]): Promise<void> {
-    const { store } = this.deps;
-    const problem = databaseFileProblem(store.file);
-    if (problem !== null) {
-      this.writerFailed = true;
-      throw new AuditDatabaseError(problem);
-    }
     try {
-      if (this.writerFailed) store.reopen();
-      else store.reopenIfReplaced();
-      this.writerFailed = false;
-      store.insertBatchUnsynced(records);
+      await this.deps.writer.write(records);
     } catch (error) {
-      this.writerFailed = true;
-      throw new AuditDatabaseError(describeFailure(error));
+      throw error instanceof AuditWriteFailure ? new AuditDatabaseError(error.message) : error;
     }
     this.deps.index?.poke();
-    try {
-      await store.syncWal();
-    } catch (error) {
-      throw new AuditDatabaseError(describeFailure(error));
-    }
   }
 }

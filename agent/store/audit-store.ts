@@ -10,7 +10,6 @@ import type { ActivityDetail, ActivityRecord, NewActivityRecord } from '../../sh
 import { formatWhen } from '../../shared/activity-record.js';
 import { migrate } from './audit-schema.js';
 import { RidGenerator } from './rid.js';
-import { syncWal } from './wal-sync.js';
 import { BACKSTOP_PAGES, WalCheckpointer } from './wal-checkpointer.js';
 import { DatabaseOpenError, openProblem } from './database-open-error.js';
 
@@ -155,6 +154,11 @@ export class AuditStore {
     return db;
   }
 
+  /** Opens an existing store (a second connection, e.g. a writer thread's); never creates one. */
+  static openExisting(options: AuditStoreOptions): AuditStore {
+    return new AuditStore(options.file, AuditStore.connect(options, true), options);
+  }
+
   /** Opens or creates the store; a file that cannot be opened is a DatabaseOpenError, left untouched. */
   static open(options: AuditStoreOptions): AuditStore {
     let connection: Database.Database;
@@ -205,25 +209,6 @@ export class AuditStore {
    */
   insertBatch(records: readonly NewActivityRecord[]): ActivityRecord[] {
     return this.transaction(() => this.insertInTransaction(records));
-  }
-
-  /**
-   * `insertBatch` whose COMMIT does not wait for the disk: the caller awaits `syncWal()` before
-   * it acknowledges the records (wal-sync.ts), so the event loop is not held by the fsync. Other
-   * transactions on this connection (the pipeline's) keep the store's own setting.
-   */
-  insertBatchUnsynced(records: readonly NewActivityRecord[]): ActivityRecord[] {
-    this.db.pragma('synchronous = NORMAL');
-    try {
-      return this.insertBatch(records);
-    } finally {
-      this.db.pragma(`synchronous = ${this.options.synchronous ?? 'FULL'}`);
-    }
-  }
-
-  /** Makes every committed transaction durable, off the event loop. */
-  syncWal(): Promise<void> {
-    return syncWal(this.file);
   }
 
   /**

@@ -1,0 +1,58 @@
+/**
+ * Worker thread that stores the audit API's record batches (audit-writer.ts), with its own
+ * connection to the audit database, so neither the insert nor the disk's latency reaches the
+ * agent's event loop.
+ *
+ * Each batch is one transaction, committed with the store's full durability before the reply.
+ * Before each batch the file is checked (database-file.ts) and the connection opened again when
+ * the file was replaced or after a failure; a missing file is never created here.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { NewActivityRecord } from '../../shared/activity-record.js';
+import { AuditStore } from './audit-store.js';
+import { databaseFileProblem } from './database-file.js';
+
+export interface WriteJob {
+  id: number;
+  records: NewActivityRecord[];
+}
+export type WriteReply = { id: number; stored: number } | { id: number; failure: string };
+
+const port = parentPort!;
+const file = (workerData as { file: string }).file;
+let store: AuditStore | null = null;
+
+/** SQLite's message with its code, as the API reports it (ServerError descriptions). */
+function describeFailure(error: unknown): string {
+  const e = error as { code?: unknown; message?: unknown };
+  const message = typeof e.message === 'string' ? e.message : String(error);
+  return typeof e.code === 'string' && e.code.startsWith('SQLITE_') ? `${message} (${e.code})` : message;
+}
+
+function write(records: NewActivityRecord[]): number {
+  if (store) store.reopenIfReplaced();
+  else store = AuditStore.openExisting({ file });
+  return store.insertBatch(records).length;
+}
+
+port.on('message', (job: WriteJob) => {
+  const problem = databaseFileProblem(file);
+  if (problem !== null) {
+    store?.close();
+    store = null;
+    port.postMessage({ id: job.id, failure: problem } satisfies WriteReply);
+    return;
+  }
+  try {
+    port.postMessage({ id: job.id, stored: write(job.records) } satisfies WriteReply);
+  } catch (error) {
+    // Opened afresh before the next batch: writes recover by themselves once the file is back.
+    try {
+      store?.close();
+    } catch {
+      // the connection is unusable anyway
+    }
+    store = null;
+    port.postMessage({ id: job.id, failure: describeFailure(error) } satisfies WriteReply);
+  }
+});
