@@ -185,6 +185,7 @@ describe(`${CONNECTIONS} connections for ${DURATION_S} s (L01, L03, L04)`, () =>
       statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([k, v]) => [k, v.count])),
       eventLoopDelayMs: delay,
     };
+    process.stderr.write(`load invalid bearer tokens: ${JSON.stringify(figures['invalid bearer tokens'])}\n`);
     expect(result.errors + result.timeouts).toBe(0);
     expect(result.statusCodeStats?.['401']?.count).toBe(result.requests.total);
     expectNotBlocked('invalid bearer tokens', delay);
