@@ -22,6 +22,7 @@ import { fileIdentity, sameFile } from './search-indexer.js';
 import { SEARCH_TABLE } from './search-index-schema.js';
 import { databaseFileProblem } from './database-file.js';
 import { recordsJson } from './raw-record.js';
+import { describeSqliteError } from './sqlite-error.js';
 
 /** The audit database cannot be used; `message` says why, without paths or SQL. */
 export class AuditDatabaseError extends Error {
@@ -94,12 +95,6 @@ function nextWindow(window: number, covered: number, tookMs: number, targetMs: n
   return Math.min(MAX_WINDOW, 2 * window, Math.max(MIN_WINDOW, Math.round(rate * targetMs)));
 }
 const ATTACH_RETRY_MS = 2000;
-
-function describeSqliteError(error: unknown): string {
-  const e = error as { code?: unknown; message?: unknown };
-  const message = typeof e.message === 'string' ? e.message : String(error);
-  return typeof e.code === 'string' && e.code.startsWith('SQLITE_') ? `${message} (${e.code})` : message;
-}
 
 const isSqliteFailure = (error: unknown): boolean =>
   (error as { code?: unknown })?.code !== undefined || error instanceof TypeError;

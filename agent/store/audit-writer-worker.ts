@@ -11,6 +11,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { NewActivityRecord } from '../../shared/activity-record.js';
 import { AuditStore } from './audit-store.js';
 import { databaseFileProblem } from './database-file.js';
+import { describeSqliteError } from './sqlite-error.js';
 
 export interface WriteJob {
   id: number;
@@ -21,13 +22,6 @@ export type WriteReply = { id: number; stored: number } | { id: number; failure:
 const port = parentPort!;
 const file = (workerData as { file: string }).file;
 let store: AuditStore | null = null;
-
-/** SQLite's message with its code, as the API reports it (ServerError descriptions). */
-function describeFailure(error: unknown): string {
-  const e = error as { code?: unknown; message?: unknown };
-  const message = typeof e.message === 'string' ? e.message : String(error);
-  return typeof e.code === 'string' && e.code.startsWith('SQLITE_') ? `${message} (${e.code})` : message;
-}
 
 function write(records: NewActivityRecord[]): number {
   if (store) store.reopenIfReplaced();
@@ -53,6 +47,6 @@ port.on('message', (job: WriteJob) => {
       // the connection is unusable anyway
     }
     store = null;
-    port.postMessage({ id: job.id, failure: describeFailure(error) } satisfies WriteReply);
+    port.postMessage({ id: job.id, failure: describeSqliteError(error) } satisfies WriteReply);
   }
 });
