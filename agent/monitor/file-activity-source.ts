@@ -401,15 +401,31 @@ export class FileActivitySource {
   }
 
   /** Lists what is under `folder` (not the folder itself) into `into`, without watching. */
-  private async list(folder: string, into: Map<string, SnapshotEntry>): Promise<void> {
-    const stack = [folder];
+  private list(folder: string, into: Map<string, SnapshotEntry>): Promise<void> {
+    return this.traverse(folder, into, {});
+  }
+
+  /**
+   * Depth-first listing of the covered entries under `start` into `into`, yielding to the event
+   * loop every 2000 entries. `beforeList` runs on each folder before it is read (the initial walk
+   * watches it first, so nothing created meanwhile is missed); `unreadable` gets the folders
+   * that cannot be read.
+   */
+  private async traverse(
+    start: string,
+    into: Map<string, SnapshotEntry>,
+    hooks: { beforeList?: (dir: string) => void; unreadable?: (dir: string, error: unknown) => void },
+  ): Promise<void> {
+    const stack = [start];
     let listed = 0;
-    while (stack.length > 0) {
+    while (stack.length > 0 && !this.stopped) {
       const dir = stack.pop()!;
+      hooks.beforeList?.(dir);
       let dirents: fs.Dirent[];
       try {
         dirents = fs.readdirSync(dir, { withFileTypes: true });
-      } catch {
+      } catch (error) {
+        hooks.unreadable?.(dir, error);
         continue;
       }
       for (const dirent of dirents) {
@@ -518,33 +534,11 @@ export class FileActivitySource {
     const rootEntry = entryOf(rootStat);
     into.set(root, rootEntry);
     if (!rootEntry.dir) return;
-    const stack = [root];
-    let listed = 0;
-    while (stack.length > 0 && !this.stopped) {
-      const dir = stack.pop()!;
-      this.watchFolder(dir);
-      let dirents: fs.Dirent[];
-      try {
-        dirents = fs.readdirSync(dir, { withFileTypes: true });
-      } catch (error) {
-        this.unreadable.set(dir, (error as NodeJS.ErrnoException).code ?? (error as Error).message);
-        continue;
-      }
-      for (const dirent of dirents) {
-        const p = path.join(dir, dirent.name);
-        if (!this.matcher.covers(p)) continue;
-        const stat = lstat(p);
-        if (!stat) continue;
-        const entry = entryOf(stat);
-        into.set(p, entry);
-        if (entry.dir) stack.push(p);
-      }
-      listed += dirents.length + 1;
-      if (listed >= 2000) {
-        listed = 0;
-        await yieldToLoop();
-      }
-    }
+    await this.traverse(root, into, {
+      beforeList: (dir) => this.watchFolder(dir),
+      unreadable: (dir, error) =>
+        this.unreadable.set(dir, (error as NodeJS.ErrnoException).code ?? (error as Error).message),
+    });
   }
 
   private watchFolder(dir: string): void {
