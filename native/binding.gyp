@@ -1,0 +1,19 @@
+{
+  "targets": [
+    {
+      "target_name": "vigil_fanotify",
+      "sources": [
+        "src/addon.cc",
+        "src/fanotify_decode.cc",
+        "src/handle_resolver.cc",
+        "src/process_cache.cc",
+        "src/watch_core.cc"
+      ],
+      "dependencies": ["<!(node -p \"require('node-addon-api').targets\"):node_addon_api_except"],
+      "defines": ["NAPI_VERSION=8", "_GNU_SOURCE"],
+      "cflags": ["-Wall", "-Wextra", "-Werror"],
+      "cflags_cc": ["-std=c++17", "-Wall", "-Wextra", "-Werror"],
+      "conditions": [["OS!='linux'", {"type": "none", "sources": []}]]
+    }
+  ]
+}

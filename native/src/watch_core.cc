@@ -1,0 +1,294 @@
+#include "watch_core.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <sys/eventfd.h>
+#include <sys/fanotify.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+namespace vigil {
+
+namespace {
+
+constexpr unsigned kGroupFlags =
+    FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK | FAN_REPORT_DFID_NAME | FAN_REPORT_FID;
+constexpr uint64_t kWriteMask =
+    FAN_CREATE | FAN_DELETE | FAN_CLOSE_WRITE | FAN_MODIFY | FAN_ONDIR | FAN_OPEN_EXEC;
+constexpr uint64_t kReadMask = FAN_ACCESS;
+constexpr size_t kDirCacheLimit = 8192;
+
+int64_t monotonicMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string errnoText(const std::string& what, int err) {
+  return what + ": " + std::strerror(err) + " (errno " + std::to_string(err) + ")";
+}
+
+}  // namespace
+
+WatchCore::WatchCore(WatchOptions options, BatchSink sink)
+    : options_(std::move(options)), sink_(std::move(sink)), cache_(options_.graceMs) {}
+
+WatchCore::~WatchCore() {
+  stop();
+}
+
+std::string WatchCore::markFilesystem(const std::string& path, uint64_t mask) {
+  uint64_t fsid = 0;
+  if (!resolver_.addFilesystem(path, fsid)) return errnoText("open " + path, errno);
+  for (uint64_t marked : markedFsids_) {
+    if (marked == fsid) return "";
+  }
+  if (mask == FAN_OPEN_EXEC) {  // a filesystem holding programs only
+    if (fanotify_mark(fanFd_, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, mask, AT_FDCWD, path.c_str()) != 0) {
+      return errnoText("fanotify_mark " + path, errno);
+    }
+    markedFsids_.push_back(fsid);
+    return "";
+  }
+  // One event with both names for a rename (FAN_RENAME, 5.17), else the two halves.
+  if (renameBits_ == 0) {
+    if (fanotify_mark(fanFd_, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, mask | FAN_RENAME, AT_FDCWD,
+                      path.c_str()) == 0) {
+      renameBits_ = FAN_RENAME;
+    } else if (errno == EINVAL) {
+      renameBits_ = FAN_MOVED_FROM | FAN_MOVED_TO;
+    } else {
+      return errnoText("fanotify_mark " + path, errno);
+    }
+    stats_.renameEvents = renameBits_ == FAN_RENAME;
+    if (renameBits_ == FAN_RENAME) {
+      markedFsids_.push_back(fsid);
+      return "";
+    }
+  }
+  if (fanotify_mark(fanFd_, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, mask | renameBits_, AT_FDCWD,
+                    path.c_str()) != 0) {
+    return errnoText("fanotify_mark " + path, errno);
+  }
+  markedFsids_.push_back(fsid);
+  return "";
+}
+
+std::string WatchCore::start() {
+  selfPid_ = getpid();
+  fanFd_ = fanotify_init(kGroupFlags, O_RDONLY | O_LARGEFILE | O_CLOEXEC);
+  if (fanFd_ < 0) return errnoText("fanotify_init", errno);
+  // Before the /proc scan, so that no process started in between is missed.
+  stats_.processEvents = cache_.openConnector() >= 0;
+
+  std::vector<std::string> roots;
+  for (const std::string& root : options_.roots) {
+    char real[PATH_MAX];
+    if (realpath(root.c_str(), real) == nullptr) return errnoText("realpath " + root, errno);
+    roots.emplace_back(real);
+  }
+  options_.roots = roots;
+  const uint64_t mask = kWriteMask | (options_.reads ? kReadMask : 0);
+  for (const std::string& root : options_.roots) {
+    std::string error = markFilesystem(root, mask);
+    if (!error.empty()) return error;
+  }
+  // Executables usually live on the root filesystem: their FAN_OPEN_EXEC names a program
+  // that exits before its exec event is handled.
+  for (const char* programs : {"/usr/bin", "/"}) {
+    markFilesystem(programs, FAN_OPEN_EXEC);
+  }
+  cache_.scanProc(monotonicMs());
+
+  wakeFd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (wakeFd_ < 0) return errnoText("eventfd", errno);
+  reader_ = std::thread([this] { run(); });
+  return "";
+}
+
+void WatchCore::stop() {
+  if (reader_.joinable()) {
+    uint64_t one = 1;
+    ssize_t written = write(wakeFd_, &one, sizeof one);
+    (void)written;
+    reader_.join();
+  }
+  if (wakeFd_ >= 0) close(wakeFd_);
+  if (fanFd_ >= 0) close(fanFd_);
+  wakeFd_ = -1;
+  fanFd_ = -1;
+}
+
+bool WatchCore::inScope(const std::string& path) const {
+  for (const std::string& root : options_.roots) {
+    if (path.size() < root.size() || path.compare(0, root.size(), root) != 0) continue;
+    if (path.size() == root.size() || root == "/" || path[root.size()] == '/') return true;
+  }
+  return false;
+}
+
+bool WatchCore::pathOf(const InfoRecord& record, std::string& path) {
+  std::string key(reinterpret_cast<const char*>(&record.fid.fsid), sizeof record.fid.fsid);
+  key += record.fid.handle;
+  auto cached = dirPaths_.find(key);
+  std::string dir;
+  if (cached != dirPaths_.end()) {
+    dir = cached->second;
+  } else {
+    if (!resolver_.resolve(record.fid, dir)) return false;
+    if (dirPaths_.size() >= kDirCacheLimit) dirPaths_.clear();
+    dirPaths_.emplace(std::move(key), dir);
+  }
+  if (!record.hasName || record.name.empty() || record.name == ".") {
+    path = dir;
+  } else {
+    path = dir == "/" ? "/" + record.name : dir + "/" + record.name;
+  }
+  return true;
+}
+
+void WatchCore::handleBuffer(const uint8_t* buf, size_t len, std::vector<ResolvedEvent>& batch) {
+  std::vector<DecodedEvent> events;
+  std::string error;
+  decodeFanotifyBuffer(buf, len, events, error);  // keeps what decoded before a fault
+  stats_.eventsRead += events.size();
+
+  // First the programs being executed, then the process events they precede, so that a
+  // process gone before its exec event is handled still gets its executable.
+  for (const DecodedEvent& event : events) {
+    if (event.fd >= 0) close(event.fd);
+    if ((event.mask & FAN_OPEN_EXEC) == 0 || event.pid == selfPid_) continue;
+    const InfoRecord* where = event.find(FAN_EVENT_INFO_TYPE_DFID_NAME);
+    std::string program;
+    if (where != nullptr && pathOf(*where, program)) cache_.noteOpenExec(event.pid, program);
+  }
+  const int64_t now = monotonicMs();
+  cache_.drainConnector(now);
+
+  for (const DecodedEvent& event : events) {
+    if (event.mask & FAN_Q_OVERFLOW) {
+      ++stats_.overflows;
+      ResolvedEvent overflow;
+      overflow.mask = FAN_Q_OVERFLOW;
+      batch.push_back(std::move(overflow));
+      continue;
+    }
+    if (event.pid == selfPid_) continue;  // the agent's own I/O is never recorded
+    const uint64_t mask = event.mask & ~static_cast<uint64_t>(FAN_OPEN_EXEC);
+    if ((mask & ~static_cast<uint64_t>(FAN_ONDIR)) == 0) continue;
+
+    ResolvedEvent out;
+    out.mask = mask;
+    out.pid = event.pid;
+    out.isDir = (mask & FAN_ONDIR) != 0;
+    bool resolved = false;
+    if (mask & FAN_RENAME) {
+      const InfoRecord* from = event.find(FAN_EVENT_INFO_TYPE_OLD_DFID_NAME);
+      const InfoRecord* to = event.find(FAN_EVENT_INFO_TYPE_NEW_DFID_NAME);
+      bool fromOk = from != nullptr && pathOf(*from, out.oldPath);
+      bool toOk = to != nullptr && pathOf(*to, out.path);
+      resolved = fromOk || toOk;
+      // Directory paths cached from before the rename are wrong after it.
+      if (out.isDir) dirPaths_.clear();
+    } else {
+      const InfoRecord* where = event.find(FAN_EVENT_INFO_TYPE_DFID_NAME);
+      if (where == nullptr) where = event.find(FAN_EVENT_INFO_TYPE_DFID);
+      if (where == nullptr) where = event.find(FAN_EVENT_INFO_TYPE_FID);
+      resolved = where != nullptr && pathOf(*where, out.path);
+      if (out.isDir && (mask & (FAN_MOVED_FROM | FAN_MOVED_TO))) dirPaths_.clear();
+    }
+    if (!resolved) {
+      ++stats_.unresolvedPaths;
+      continue;
+    }
+    if (!(inScope(out.path) || (!out.oldPath.empty() && inScope(out.oldPath)))) continue;
+
+    ProcessIdentity actor;
+    if (cache_.lookup(event.pid, now, actor)) {
+      out.uid = actor.euid;
+      out.loginUid = actor.loginUid;
+      out.exe = actor.exe;
+    } else {
+      ++stats_.unknownActors;
+    }
+    batch.push_back(std::move(out));
+  }
+}
+
+void WatchCore::run() {
+  alignas(fanotify_event_metadata) static thread_local uint8_t buf[256 * 1024];
+  int64_t lastPurge = monotonicMs();
+  for (;;) {
+    pollfd fds[3] = {{wakeFd_, POLLIN, 0}, {fanFd_, POLLIN, 0}, {cache_.connectorFd(), POLLIN, 0}};
+    int ready = poll(fds, cache_.connectorFd() >= 0 ? 3 : 2, 1000);
+    if (ready < 0 && errno != EINTR) break;
+    if (fds[0].revents & POLLIN) break;
+    if (cache_.connectorFd() >= 0 && (fds[2].revents & POLLIN)) cache_.drainConnector(monotonicMs());
+    if (fds[1].revents & POLLIN) {
+      std::vector<ResolvedEvent> batch;
+      for (;;) {
+        ssize_t n = read(fanFd_, buf, sizeof buf);
+        if (n <= 0) break;  // EAGAIN: drained
+        handleBuffer(buf, static_cast<size_t>(n), batch);
+        if (batch.size() >= 4096) {
+          stats_.eventsEmitted += batch.size();
+          sink_(std::move(batch));
+          batch = {};
+        }
+      }
+      if (!batch.empty()) {
+        stats_.eventsEmitted += batch.size();
+        sink_(std::move(batch));
+      }
+    }
+    const int64_t now = monotonicMs();
+    if (now - lastPurge >= 1000) {
+      cache_.purge(now);
+      lastPurge = now;
+    }
+    stats_.connectorOverruns = cache_.connectorOverruns();
+    stats_.cachedProcesses = cache_.size();
+  }
+}
+
+std::string probeAttribution() {
+  int fd = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_REPORT_DFID_NAME | FAN_REPORT_FID,
+                         O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == EINVAL) return "kernel lacks FAN_REPORT_DIR_FID";
+    if (errno == ENOSYS) return "kernel lacks fanotify";
+    if (errno == EPERM) return "needs CAP_SYS_ADMIN: run the Vigil service";
+    return errnoText("fanotify_init", errno);
+  }
+  int marked = fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_CREATE, AT_FDCWD, "/");
+  int markErr = errno;
+  close(fd);
+  if (marked != 0) {
+    if (markErr == EPERM) return "needs CAP_SYS_ADMIN: run the Vigil service";
+    return errnoText("fanotify_mark", markErr);
+  }
+  // Turning directory handles into paths needs CAP_DAC_READ_SEARCH.
+  alignas(uint64_t) unsigned char storage[sizeof(file_handle) + MAX_HANDLE_SZ];
+  auto* handle = reinterpret_cast<file_handle*>(storage);
+  handle->handle_bytes = MAX_HANDLE_SZ;
+  int mountId = 0;
+  if (name_to_handle_at(AT_FDCWD, "/", handle, &mountId, 0) == 0) {
+    int root = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int opened = root >= 0 ? open_by_handle_at(root, handle, O_PATH | O_CLOEXEC) : -1;
+    int openErr = errno;
+    if (root >= 0) close(root);
+    if (opened < 0) {
+      if (openErr == EPERM) return "needs CAP_DAC_READ_SEARCH: run the Vigil service";
+      return errnoText("open_by_handle_at", openErr);
+    }
+    close(opened);
+  }
+  return "";
+}
+
+}  // namespace vigil

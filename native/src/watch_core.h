@@ -1,0 +1,90 @@
+// The fanotify watch: one group with filesystem marks on the filesystems of the monitored
+// folders, a reader thread that decodes each event, turns handles into paths, keeps only
+// paths inside the monitored folders, drops the agent's own events and names the actor
+// at once, then hands the batch to a sink (docs/attribution.md).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "fanotify_decode.h"
+#include "handle_resolver.h"
+#include "process_cache.h"
+
+namespace vigil {
+
+struct ResolvedEvent {
+  uint64_t mask = 0;
+  int32_t pid = 0;
+  int64_t uid = -1;       // effective uid; -1 when the actor is unknown
+  int64_t loginUid = -1;  // -1 when unset or unknown
+  std::string exe;
+  std::string path;
+  std::string oldPath;  // FAN_RENAME only
+  bool isDir = false;
+};
+
+struct WatchOptions {
+  std::vector<std::string> roots;
+  bool reads = false;
+  int64_t graceMs = 10000;
+};
+
+struct WatchStats {
+  std::atomic<uint64_t> eventsRead{0};
+  std::atomic<uint64_t> eventsEmitted{0};
+  std::atomic<uint64_t> unknownActors{0};
+  std::atomic<uint64_t> unresolvedPaths{0};
+  std::atomic<uint64_t> overflows{0};
+  std::atomic<uint64_t> connectorOverruns{0};
+  std::atomic<uint64_t> cachedProcesses{0};
+  std::atomic<bool> processEvents{false};
+  std::atomic<bool> renameEvents{false};
+};
+
+using BatchSink = std::function<void(std::vector<ResolvedEvent>&&)>;
+
+class WatchCore {
+ public:
+  WatchCore(WatchOptions options, BatchSink sink);
+  ~WatchCore();
+  WatchCore(const WatchCore&) = delete;
+  WatchCore& operator=(const WatchCore&) = delete;
+
+  // Sets up the group and marks and starts the reader. Returns "" or what failed.
+  std::string start();
+  void stop();
+  const WatchStats& stats() const { return stats_; }
+
+ private:
+  void run();
+  void handleBuffer(const uint8_t* buf, size_t len, std::vector<ResolvedEvent>& batch);
+  bool pathOf(const InfoRecord& record, std::string& path);
+  bool inScope(const std::string& path) const;
+  // Marks the filesystem holding `path` once; `mask` FAN_OPEN_EXEC alone for one that only
+  // holds programs.
+  std::string markFilesystem(const std::string& path, uint64_t mask);
+
+  WatchOptions options_;
+  BatchSink sink_;
+  ProcessCache cache_;
+  HandleResolver resolver_;
+  std::unordered_map<std::string, std::string> dirPaths_;  // handle bytes -> path
+  std::vector<uint64_t> markedFsids_;
+  int fanFd_ = -1;
+  int wakeFd_ = -1;
+  int32_t selfPid_ = 0;
+  uint64_t renameBits_ = 0;
+  std::thread reader_;
+  WatchStats stats_;
+};
+
+// Whether this process can run a watch, and why not: "" when it can.
+std::string probeAttribution();
+
+}  // namespace vigil
