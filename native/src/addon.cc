@@ -100,7 +100,7 @@ class Watcher : public Napi::ObjectWrap<Watcher> {
                        {InstanceMethod<&Watcher::Stop>("stop"), InstanceMethod<&Watcher::Stats>("stats")});
   }
 
-  // new Watcher({roots: string[], reads?: boolean, graceMs?: number}, onBatch)
+  // new Watcher({roots: string[], reads?: boolean, graceMs?: number, processEvents?: boolean}, onBatch)
   explicit Watcher(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Watcher>(info) {
     Napi::Env env = info.Env();
     if (info.Length() < 2 || !info[0].IsObject() || !info[1].IsFunction()) {
@@ -124,6 +124,8 @@ class Watcher : public Napi::ObjectWrap<Watcher> {
       watch.roots.push_back(root.As<Napi::String>().Utf8Value());
     }
     watch.reads = options.Get("reads").ToBoolean().Value();
+    Napi::Value processEvents = options.Get("processEvents");
+    if (processEvents.IsBoolean()) watch.processEvents = processEvents.As<Napi::Boolean>().Value();
     Napi::Value grace = options.Get("graceMs");
     if (grace.IsNumber()) watch.graceMs = grace.As<Napi::Number>().Int64Value();
 

@@ -84,7 +84,7 @@ std::string WatchCore::start() {
   fanFd_ = fanotify_init(kGroupFlags, O_RDONLY | O_LARGEFILE | O_CLOEXEC);
   if (fanFd_ < 0) return errnoText("fanotify_init", errno);
   // Before the /proc scan, so that no process started in between is missed.
-  stats_.processEvents = cache_.openConnector() >= 0;
+  stats_.processEvents = options_.processEvents && cache_.openConnector() >= 0;
 
   std::vector<std::string> roots;
   for (const std::string& root : options_.roots) {

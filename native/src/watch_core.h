@@ -33,6 +33,8 @@ struct WatchOptions {
   std::vector<std::string> roots;
   bool reads = false;
   int64_t graceMs = 10000;
+  // Off only to measure what the process cache is worth (bench/attribution-overhead.ts).
+  bool processEvents = true;
 };
 
 struct WatchStats {

@@ -61,7 +61,7 @@ export interface FanotifyAddon {
   /** The events of one raw read(2) buffer of a FID-mode group. */
   decode(buffer: Buffer): DecodedBuffer;
   Watcher: new (
-    options: { roots: string[]; reads?: boolean; graceMs?: number },
+    options: { roots: string[]; reads?: boolean; graceMs?: number; processEvents?: boolean },
     onBatch: (events: NativeEvent[]) => void,
   ) => NativeWatcher;
 }
