@@ -221,7 +221,10 @@ void WatchCore::handleBuffer(const uint8_t* buf, size_t len, std::vector<Resolve
 }
 
 void WatchCore::run() {
-  alignas(fanotify_event_metadata) static thread_local uint8_t buf[256 * 1024];
+  // uint64_t storage: the metadata the kernel writes is 8-byte aligned.
+  std::vector<uint64_t> storage(256 * 1024 / sizeof(uint64_t));
+  uint8_t* buf = reinterpret_cast<uint8_t*>(storage.data());
+  const size_t bufSize = storage.size() * sizeof(uint64_t);
   int64_t lastPurge = monotonicMs();
   for (;;) {
     pollfd fds[3] = {{wakeFd_, POLLIN, 0}, {fanFd_, POLLIN, 0}, {cache_.connectorFd(), POLLIN, 0}};
@@ -232,7 +235,7 @@ void WatchCore::run() {
     if (fds[1].revents & POLLIN) {
       std::vector<ResolvedEvent> batch;
       for (;;) {
-        ssize_t n = read(fanFd_, buf, sizeof buf);
+        ssize_t n = read(fanFd_, buf, bufSize);
         if (n <= 0) break;  // EAGAIN: drained
         handleBuffer(buf, static_cast<size_t>(n), batch);
         if (batch.size() >= 4096) {

@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { canAttribute } from '../../agent/monitor/fanotify/can-attribute.js';
 import { type AttributedEvent, FanotifyWatch } from '../../agent/monitor/fanotify/fanotify-watch.js';
+import { REPO_ROOT } from '../helpers/cli.js';
 
 const run = promisify(execFile);
 const isRoot = process.getuid?.() === 0;
@@ -123,6 +124,17 @@ describe('fanotify attribution (root, real kernel)', () => {
     expect(attributed.length).toBeGreaterThanOrEqual(999);
     expect(withProgram.length).toBeGreaterThanOrEqual(999);
   }, 240_000);
+
+  it('tells an ordinary account why it cannot attribute', async () => {
+    const probeModule = path.join(REPO_ROOT, 'dist', 'agent', 'monitor', 'fanotify', 'can-attribute.js');
+    const { stdout } = await as(
+      alice,
+      process.execPath,
+      '-e',
+      `import(${JSON.stringify(probeModule)}).then((m) => console.log(JSON.stringify(m.canAttribute())))`,
+    );
+    expect(JSON.parse(stdout)).toEqual({ ok: false, reason: 'needs CAP_SYS_ADMIN: run the Vigil service' });
+  });
 
   it("gives no event for the agent's own writes", async () => {
     fs.writeFileSync(inFolder('own.txt'), 'written by the agent itself');
