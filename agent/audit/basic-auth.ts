@@ -1,11 +1,12 @@
 /**
  * HTTP Basic authentication of audit API requests (RFC 7617) against audit users. Missing or
  * wrong credentials get 401 with an empty body (spec §7) and a Basic challenge; too many
- * failures from one address get 429; a user without the role an endpoint needs gets 403
- * (docs/decisions.md: the audit API says 403 where the agent API keeps the product's 401).
+ * failures for a user or from an address get 429 (login-limiter.ts); a user without the role
+ * an endpoint needs gets 403 (docs/decisions.md: the audit API says 403 where the agent API
+ * keeps the product's 401).
  */
 import type { AuditRole } from '../config/settings-schema.js';
-import type { AuditUserService, AuditUserView } from '../users/audit-user-service.js';
+import { PasswordChecksBusyError, type AuditUserService, type AuditUserView } from '../users/audit-user-service.js';
 import { EmptyResponse } from './audit-errors.js';
 import type { LoginLimiter } from './login-limiter.js';
 
@@ -29,6 +30,14 @@ export function parseBasic(header: string | undefined): BasicCredentials | null 
 const unauthorized = (): EmptyResponse =>
   new EmptyResponse(401, { 'WWW-Authenticate': BASIC_CHALLENGE }, 'unauthorized');
 
+const tooMany = (seconds: number, reason: string): EmptyResponse =>
+  new EmptyResponse(429, { 'Retry-After': String(seconds) }, reason);
+
+/**
+ * The audit user of a request. The limiter counts the attempt before its password is checked
+ * and gives it back on success (login-limiter.ts); beyond its limits, or when too many password
+ * checks wait already, the answer is 429 with Retry-After, without checking the password.
+ */
 export async function authenticate(
   users: AuditUserService,
   limiter: LoginLimiter,
@@ -36,15 +45,24 @@ export async function authenticate(
   header: string | undefined,
 ): Promise<AuditUserView> {
   const wait = limiter.retryAfter(address);
-  if (wait > 0) throw new EmptyResponse(429, { 'Retry-After': String(wait) }, 'too many failed logins');
+  if (wait > 0) throw tooMany(wait, 'too many failed logins from this address');
   const credentials = parseBasic(header);
   if (!credentials) throw unauthorized();
-  const user = await users.authenticate(credentials.name, credentials.password);
+  const start = limiter.begin(address, credentials.name);
+  if (!start.ok) throw tooMany(start.retryAfterSeconds, 'too many failed logins for this user');
+  let user: AuditUserView | null;
+  try {
+    user = await users.authenticate(credentials.name, credentials.password);
+  } catch (error) {
+    start.attempt.cancel();
+    if (error instanceof PasswordChecksBusyError) throw tooMany(1, 'too many logins are being checked');
+    throw error;
+  }
   if (!user) {
-    limiter.fail(address);
+    start.attempt.fail();
     throw unauthorized();
   }
-  limiter.succeed(address);
+  start.attempt.succeed();
   return user;
 }
 

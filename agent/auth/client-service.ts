@@ -197,7 +197,12 @@ export class ClientService {
     return this.view(client);
   }
 
-  /** A new secret, valid 72 hours; the old one stops working. Tokens already issued keep working. */
+  /**
+   * A new secret, valid 72 hours; the old one stops working, and so does every access and
+   * refresh token issued to the client (docs/authentication.md): an operator regenerates a
+   * secret because it leaked, and whoever held it may have obtained tokens with it. The client
+   * keeps its id and permissions and enrols again with the new secret.
+   */
   async regenerateSecret(clientId: string, actor: string): Promise<ClientCredentials & { name: string }> {
     const secret = this.newSecret();
     let before = '';
@@ -207,13 +212,17 @@ export class ClientService {
       client.secretHash = secret.hash;
       client.secretExpiresAt = secret.expiresAt;
     });
+    const tokens = this.deps.tokens.revokeClient(clientId);
     const client = this.requireClient(next.clients, clientId);
     this.deps.recorder.recordChange({
       actor,
       action: 'Modified',
       objectType: CLIENT_OBJECT_TYPE,
       what: client.name,
-      details: [{ PropertyName: 'Secret expires', Before: before, After: secret.expiresAt }],
+      details: [
+        { PropertyName: 'Secret expires', Before: before, After: secret.expiresAt },
+        { PropertyName: 'Live tokens revoked', After: String(tokens) },
+      ],
     });
     return {
       clientId,

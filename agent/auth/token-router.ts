@@ -106,12 +106,21 @@ export function registerTokenRoute(router: ApiRouter, deps: TokenRouterDeps): vo
         );
       }
     }
-    if (!ctx.is('application/x-www-form-urlencoded')) {
+    // DESIGN.md §4: the replaced product's own samples send a form body labelled JSON
+    // (docs/authentication.md), so such a label is read as a form; a real JSON body is refused.
+    const labelledJson = ctx.is('application/json') === 'application/json';
+    if (!labelledJson && !ctx.is('application/x-www-form-urlencoded')) {
       throw invalidRequest('send the parameters as application/x-www-form-urlencoded (RFC 6749 section 4.4.2)');
     }
     const charset = ctx.request.charset;
     if (charset && charset.toLowerCase() !== 'utf-8') throw invalidRequest('the form body must be UTF-8');
-    const parsed = parseFormParameters(await readBodyText(ctx, FORM_LIMIT_BYTES));
+    const text = await readBodyText(ctx, FORM_LIMIT_BYTES);
+    if (labelledJson && /^\s*[{[]/.test(text)) {
+      throw invalidRequest(
+        'a JSON body is not accepted: send the parameters as application/x-www-form-urlencoded (RFC 6749 section 4.4.2)',
+      );
+    }
+    const parsed = parseFormParameters(text);
     if (!parsed.ok) throw invalidRequest(parsed.problem, parsed.field);
     const params = parsed.params;
 

@@ -31,9 +31,28 @@ export function parseLogLevel(value: string | undefined): LogLevel {
   return v === 'debug' || v === 'warn' || v === 'error' ? v : 'info';
 }
 
-/** Quote a field value when it holds spaces, quotes or line breaks, so each entry stays one line. */
+/**
+ * Control characters (C0, DEL, C1) and the Unicode line separators. A logged value may come from
+ * a client (a client id, a user name): raw, an escape sequence would clear or forge the terminal
+ * of whoever tails the log, and a line break would forge an entry.
+ */
+// eslint-disable-next-line no-control-regex
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+// eslint-disable-next-line no-control-regex
+const UNSAFE_ALL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+
+/** `\u001b` for ESC and so on: JSON.stringify leaves C1 characters and DEL as they are. */
+function escapeUnsafe(s: string): string {
+  return s.replace(UNSAFE_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * Quote a field value when it holds spaces, quotes, `=` or control characters, so each entry
+ * stays one line and no control character reaches the terminal.
+ */
 function formatValue(value: string | number | boolean | null): string {
   const s = String(value);
+  if (UNSAFE.test(s)) return escapeUnsafe(JSON.stringify(s));
   return /[\s"=]/.test(s) || s === '' ? JSON.stringify(s) : s;
 }
 
@@ -52,7 +71,7 @@ export function createLogger(options: LoggerOptions = {}, base: LogFields = {}):
   const now = options.now ?? (() => new Date());
   const emit = (level: LogLevel, message: string, fields?: LogFields): void => {
     if (LEVEL_ORDER[level] < threshold) return;
-    const text = message.replace(/\r?\n/g, ' | ');
+    const text = escapeUnsafe(message.replace(/\r?\n/g, ' | '));
     write(`${now().toISOString()} ${level.toUpperCase()} ${text}${formatFields({ ...base, ...fields })}`);
   };
   return {

@@ -8,7 +8,8 @@
  * next to the stored hash it was checked against. A changed password or a removed user no
  * longer matches (the stored hash differs or the user is gone), and the entries are also
  * dropped at once when settings change. Unknown users are checked against a dummy hash so the
- * answer takes as long as for a real one. At most two scrypt runs at a time.
+ * answer takes as long as for a real one. At most two scrypt runs at a time, and at most
+ * MAX_WAITING_CHECKS logins waiting for one.
  */
 import crypto from 'node:crypto';
 import type { ChangeRecorder } from '../change-log.js';
@@ -66,13 +67,31 @@ const view = (user: AuditUser): AuditUserView => ({
   passwordChangedAt: user.passwordChangedAt,
 });
 
+/**
+ * Too many password checks are waiting already: the login is refused without being checked
+ * (the audit API answers 429), so a flood of logins cannot delay a legitimate one without bound.
+ */
+export class PasswordChecksBusyError extends Error {
+  constructor() {
+    super('too many password checks are waiting');
+    this.name = 'PasswordChecksBusyError';
+  }
+}
+
+/** Password checks that may wait for the gate; beyond them a login is refused at once. */
+export const MAX_WAITING_CHECKS = 32;
+
 /** Lets at most `limit` tasks run at once. */
 class Gate {
   private running = 0;
   private readonly queue: Array<() => void> = [];
   constructor(private readonly limit: number) {}
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.running >= this.limit) await new Promise<void>((resolve) => this.queue.push(resolve));
+  /** `maxWaiting`: refuse (PasswordChecksBusyError) rather than queue behind that many. */
+  async run<T>(task: () => Promise<T>, maxWaiting = Infinity): Promise<T> {
+    if (this.running >= this.limit) {
+      if (this.queue.length >= maxWaiting) throw new PasswordChecksBusyError();
+      await new Promise<void>((resolve) => this.queue.push(resolve));
+    }
     this.running += 1;
     try {
       return await task();
@@ -87,13 +106,29 @@ export class AuditUserService {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly cacheKey = crypto.randomBytes(32);
   private readonly gate = new Gate(2);
-  private dummy: Promise<PasswordHash> | null = null;
+  /**
+   * What unknown users are checked against: a random salt and the current cost, so the check
+   * takes what a real user's takes. Its hash is all zeros, which no password produces; nothing
+   * has to be computed for it, so even the first unknown user costs no extra scrypt run (a
+   * lazily computed dummy made that one request twice as slow, a one-time timing tell).
+   */
+  private readonly dummy: PasswordHash;
   private readonly unsubscribe: () => void;
 
   constructor(
     private readonly settings: SettingsStore,
     private readonly options: AuditUserServiceOptions = {},
   ) {
+    const params = options.hashParams ?? DEFAULT_SCRYPT;
+    this.dummy = {
+      algorithm: 'scrypt',
+      N: params.N,
+      r: params.r,
+      p: params.p,
+      keyLength: params.keyLength,
+      salt: crypto.randomBytes(16).toString('base64'),
+      hash: Buffer.alloc(params.keyLength).toString('base64'),
+    };
     this.unsubscribe = settings.onChange((next) => {
       const current = new Map(next.auditUsers.map((u) => [u.name.toLowerCase(), stamp(u)]));
       for (const [name, entry] of this.cache) if (current.get(name) !== entry.storedHash) this.cache.delete(name);
@@ -244,13 +279,16 @@ export class AuditUserService {
     return crypto.createHmac('sha256', this.cacheKey).update(password, 'utf8').digest();
   }
 
-  /** The user when `password` is theirs, else null; as slow for unknown users as for known ones. */
+  /**
+   * The user when `password` is theirs, else null; as slow for unknown users as for known ones.
+   * Throws PasswordChecksBusyError, without checking, when MAX_WAITING_CHECKS checks wait already;
+   * a login answered from the cache never waits.
+   */
   async authenticate(name: string, password: string): Promise<AuditUserView | null> {
     const user = this.find(name);
     if (!user) {
-      this.dummy ??= hashPassword('not a password of anyone', this.options.hashParams ?? DEFAULT_SCRYPT);
-      const dummy = await this.dummy;
-      await this.gate.run(() => verifyPassword(password, dummy));
+      const dummy = this.dummy;
+      await this.gate.run(() => verifyPassword(password, dummy), MAX_WAITING_CHECKS);
       return null;
     }
     const key = user.name.toLowerCase();
@@ -265,7 +303,7 @@ export class AuditUserService {
       return view(user);
     }
     // A miss, or a different password: the full check (so a wrong guess costs what it always costs).
-    const ok = await this.gate.run(() => verifyPassword(password, user.passwordHash));
+    const ok = await this.gate.run(() => verifyPassword(password, user.passwordHash), MAX_WAITING_CHECKS);
     // The user may have changed while scrypt ran: only cache against what is current now.
     const current = this.find(name);
     if (!ok || !current || stamp(current) !== stamp(user)) return null;

@@ -47,26 +47,39 @@ describe('local groups from /etc/group and /etc/passwd', () => {
 });
 
 describe('LoginLimiter', () => {
-  it('blocks an address after 10 failures in a minute, until the minute ends', () => {
+  it('blocks a user at an address after 10 failures in a minute, until the minute ends', () => {
     let now = 0;
-    const limiter = new LoginLimiter(10, 60_000, () => now);
-    for (let i = 0; i < 9; i++) limiter.fail('a');
-    expect(limiter.retryAfter('a')).toBe(0);
-    limiter.fail('a');
-    expect(limiter.retryAfter('a')).toBe(60);
-    expect(limiter.retryAfter('b')).toBe(0);
+    const limiter = new LoginLimiter(10, 30, 60_000, () => now);
+    const fail = (address: string, user: string): void => {
+      const start = limiter.begin(address, user);
+      if (!start.ok) throw new Error('refused');
+      start.attempt.fail();
+    };
+    for (let i = 0; i < 9; i++) fail('a', 'victim');
+    expect(limiter.begin('a', 'victim').ok).toBe(true);
+    expect(limiter.begin('a', 'victim')).toEqual({ ok: false, retryAfterSeconds: 60 });
+    expect(limiter.begin('b', 'victim').ok).toBe(true);
     now = 59_500;
-    expect(limiter.retryAfter('a')).toBe(1);
+    expect(limiter.begin('a', 'victim')).toEqual({ ok: false, retryAfterSeconds: 1 });
     now = 60_000;
-    expect(limiter.retryAfter('a')).toBe(0);
+    expect(limiter.begin('a', 'victim').ok).toBe(true);
   });
 
-  it('a success clears the count', () => {
-    const limiter = new LoginLimiter(2, 60_000, () => 0);
-    limiter.fail('a');
-    limiter.succeed('a');
-    limiter.fail('a');
-    expect(limiter.retryAfter('a')).toBe(0);
+  it('a success clears only its own user’s count', () => {
+    const limiter = new LoginLimiter(2, 30, 60_000, () => 0);
+    const run = (user: string, outcome: 'succeed' | 'fail'): void => {
+      const start = limiter.begin('a', user);
+      if (!start.ok) throw new Error('refused');
+      start.attempt[outcome]();
+    };
+    run('user', 'fail');
+    run('user', 'succeed');
+    run('user', 'fail');
+    run('user', 'succeed'); // one failure left: a second attempt may start
+    run('victim', 'fail');
+    run('victim', 'fail');
+    run('user', 'succeed');
+    expect(limiter.begin('a', 'victim').ok).toBe(false);
   });
 });
 
