@@ -15,7 +15,7 @@ import { AllowList } from './net/allow-list.js';
 import { Listener } from './net/listener.js';
 import { buildApiApp } from './api/api-app.js';
 import { buildAuditApp } from './audit/audit-app.js';
-import { buildConsoleApp } from './console/console-app.js';
+import { buildConsoleApp, consoleRouteTable } from './console/console-app.js';
 import { createLogger, type Logger } from './log/logger.js';
 import { AuditStore } from './store/audit-store.js';
 import { startActivityPipeline, type ActivityServices, type ActivityOptions } from './activity-services.js';
@@ -125,6 +125,8 @@ export interface RunningAgent {
   readonly resources: ResourceServices;
   /** Every route of the agent API (the token endpoint included), as registered. */
   readonly apiRoutes: readonly RouteInfo[];
+  /** Every route of the console API, as registered (all behind its guard). */
+  readonly consoleRoutes: readonly RouteInfo[];
   urls(): AgentUrls;
   /** Closes listeners, then stores. Safe to call twice. */
   stop(): Promise<void>;
@@ -409,6 +411,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       agentId,
       resources,
       apiRoutes: [...publicRoutes.routes(), ...routes.routes()],
+      consoleRoutes: consoleRouteTable(consoleApp),
       urls: currentUrls,
       stop: () => (stopping ??= runCleanups().then(() => log.info('agent stopped'))),
     };

@@ -1,14 +1,15 @@
 /**
  * Logs the console window in without showing a secret anywhere (shared/console-api.ts): the
  * main process reads the console token the agent wrote, asks the console for a session with
- * `POST /api/sessions` and `Authorization: Bearer <token>`, and puts the returned cookie in
- * the window's session. The token never reaches a URL, a window or a log line; errors name
- * the HTTP status and the console's error code only.
+ * `POST /api/sessions` and `Authorization: Bearer <token>`, puts the returned cookie in the
+ * window's session, and hands the session key to the page in the fragment of the address it
+ * opens (`/#session=<key>`, which never leaves the window). The token never reaches a URL, a
+ * window or a log line; errors name the HTTP status and the console's error code only.
  */
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import type { CookiesSetDetails } from 'electron';
-import { ConsolePaths, type SessionResponse } from '../shared/console-api.js';
+import { CONSOLE_SESSION_FRAGMENT, ConsolePaths, type SessionResponse } from '../shared/console-api.js';
 
 export class ConsoleSessionError extends Error {
   override name = 'ConsoleSessionError';
@@ -35,6 +36,8 @@ function isSessionResponse(value: unknown): value is SessionResponse {
     typeof v['cookieName'] === 'string' &&
     /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(v['cookieName']) && // an RFC 6265 §4.1.1 cookie-name token
     typeof v['cookieValue'] === 'string' &&
+    typeof v['sessionKey'] === 'string' &&
+    /^[A-Za-z0-9_-]+$/.test(v['sessionKey']) && // base64url: safe in a URL fragment as it is
     typeof v['expiresAt'] === 'string' &&
     !Number.isNaN(Date.parse(v['expiresAt']))
   );
@@ -125,4 +128,11 @@ export function sessionCookie(consoleUrl: string, session: SessionResponse): Coo
     sameSite: 'strict',
     expirationDate: Math.floor(Date.parse(session.expiresAt) / 1000),
   };
+}
+
+/** The console's address with the session key for the web app (shared/console-api.ts). */
+export function sessionUrl(consoleUrl: string, session: Pick<SessionResponse, 'sessionKey'>): string {
+  const url = new URL(consoleUrl);
+  url.hash = `${CONSOLE_SESSION_FRAGMENT}=${session.sessionKey}`;
+  return url.href;
 }

@@ -1,13 +1,15 @@
 /**
  * The console window: one at a time, showing the console listener's page, logged in through
- * a session cookie set by the main process (console-session.ts), fenced by
+ * a session cookie set by the main process and the session key in the fragment of the address
+ * it loads (console-session.ts), fenced by
  * window-hardening.ts. Opening it again (tray menu, second launch) brings the existing window
  * forward instead of making another.
  */
 import { createHash } from 'node:crypto';
 import type { BrowserWindowConstructorOptions, CookiesSetDetails } from 'electron';
+import type { SessionResponse } from '../shared/console-api.js';
 import type { Logger } from '../agent/agent.js';
-import { readConsoleToken, requestConsoleSession, sessionCookie } from './console-session.js';
+import { readConsoleToken, requestConsoleSession, sessionCookie, sessionUrl } from './console-session.js';
 import { originOf } from './navigation-policy.js';
 import { hardenContents, type HardenableContents } from './window-hardening.js';
 
@@ -93,9 +95,11 @@ export class ConsoleWindow {
     if (!target) return false;
     const existing = this.window && !this.window.isDestroyed() ? this.window : null;
     const renewed = await this.ensureSession(target, existing === null);
+    // The page takes the session key from the address it is opened at.
+    const url = renewed === null ? target.consoleUrl : sessionUrl(target.consoleUrl, renewed);
     if (existing) {
       // A new session (the agent restarted, or the old one was ending) needs the page reloaded to take effect.
-      if (renewed || this.shownUrl !== target.consoleUrl) await this.load(existing, target.consoleUrl);
+      if (renewed || this.shownUrl !== target.consoleUrl) await this.load(existing, target.consoleUrl, url);
       if (existing.isMinimized()) existing.restore();
       existing.show();
       existing.focus();
@@ -108,25 +112,26 @@ export class ConsoleWindow {
     window.on('closed', () => {
       if (this.window === window) this.window = null;
     });
-    await this.load(window, target.consoleUrl);
+    await this.load(window, target.consoleUrl, url);
     return true;
   }
 
-  private async load(window: ConsoleWindowLike, url: string): Promise<void> {
-    this.shownUrl = url;
+  private async load(window: ConsoleWindowLike, consoleUrl: string, url: string): Promise<void> {
+    this.shownUrl = consoleUrl;
     try {
       await window.loadURL(url);
     } catch (error) {
-      this.deps.log.warn('the console page did not load', { url, error: (error as Error).message });
+      // The console's address only: the fragment holds the session key.
+      this.deps.log.warn('the console page did not load', { url: consoleUrl, error: (error as Error).message });
     }
   }
 
   /**
    * Asks for a session for a new window, when the console's token changed (the agent
    * restarted, so its sessions are gone) or when the current session is about to end.
-   * Returns true when a new session cookie was set.
+   * Returns the new session once its cookie is set, or null when the current one stays.
    */
-  private async ensureSession(target: ConsoleTarget, newWindow: boolean): Promise<boolean> {
+  private async ensureSession(target: ConsoleTarget, newWindow: boolean): Promise<SessionResponse | null> {
     const now = (this.deps.now ?? Date.now)();
     try {
       const token = await readConsoleToken(target.tokenFile);
@@ -138,16 +143,16 @@ export class ConsoleWindow {
         current.consoleUrl === target.consoleUrl &&
         current.tokenDigest === tokenDigest &&
         current.expiresAt - now > RENEW_MARGIN_MS;
-      if (!newWindow && stillGood) return false;
+      if (!newWindow && stillGood) return null;
       const session = await requestConsoleSession(target.consoleUrl, token);
       await this.deps.setCookie(sessionCookie(target.consoleUrl, session));
       this.session = { consoleUrl: target.consoleUrl, tokenDigest, expiresAt: Date.parse(session.expiresAt) };
-      return true;
+      return session;
     } catch (error) {
       // The console still opens and offers its own sign-in; the reason goes to the log.
       this.session = null;
       this.deps.log.warn('the console window could not be signed in', { error: (error as Error).message });
-      return false;
+      return null;
     }
   }
 }

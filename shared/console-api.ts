@@ -10,10 +10,16 @@
  *   `Authorization: Bearer <console token>`.
  * - A browser gets a session through a one-time login link: a program holding the token asks
  *   for one (`POST /api/login-links` → `{ "url": "http://127.0.0.1:4495/login?code=..." }`,
- *   single use, valid 60 s); opening it sets the session cookie (HttpOnly, SameSite=Strict)
- *   and redirects to `/`. The tray app instead asks for a session directly
- *   (`POST /api/sessions` → `{ "cookieName", "cookieValue", "expiresAt" }`) and sets the cookie
- *   in its window's session, so nothing secret shows in the address bar.
+ *   single use, valid 60 s); opening it sets the session cookie (HttpOnly, SameSite=Strict,
+ *   named after the console's port: `vigil_console_4495`) and redirects to `/#session=<key>`.
+ *   The web app moves that session key into its `sessionStorage` and sends it as the
+ *   `X-Vigil-Session` header on every `/api/` request. A session needs both: cookies are not
+ *   isolated by port (RFC 6265 §8.5), so any page on another 127.0.0.1 port receives the cookie,
+ *   but only pages of the console's own origin can read its `sessionStorage`. GET requests a
+ *   page cannot add a header to (event streams, download links) carry the key as the
+ *   `session` query parameter instead. The tray app asks for a session directly
+ *   (`POST /api/sessions` → `{ "cookieName", "cookieValue", "sessionKey", "expiresAt" }`),
+ *   sets the cookie in its window's session and opens the window at `/#session=<key>`.
  * - Every request must carry a loopback Host (`127.0.0.1:<port>` or `localhost:<port>`):
  *   anything else is refused (DNS rebinding). State-changing requests authenticated by cookie
  *   must carry the console's own Origin (CSRF).
@@ -22,7 +28,16 @@
 import type { ActivityRecord } from './activity-record.js';
 
 export const CONSOLE_TOKEN_FILE = 'secrets/console-token';
-export const CONSOLE_SESSION_COOKIE = 'vigil_console';
+/** The session cookie of the console listening on `port` (one name per port: RFC 6265 §8.5). */
+export function consoleSessionCookie(port: number): string {
+  return `vigil_console_${port}`;
+}
+/** The header carrying the session key, which must go with the cookie. */
+export const CONSOLE_SESSION_HEADER = 'x-vigil-session';
+/** The same key as a query parameter, for GET requests a page cannot add a header to. */
+export const CONSOLE_SESSION_PARAM = 'session';
+/** Where the login page and the tray app hand the key to the web app: `/#session=<key>`. */
+export const CONSOLE_SESSION_FRAGMENT = 'session';
 export const CONSOLE_TOKEN_PREFIX = 'vgc_';
 
 export const ConsolePaths = {
@@ -67,6 +82,8 @@ export interface LoginLinkResponse {
 export interface SessionResponse {
   cookieName: string;
   cookieValue: string;
+  /** Sent as `X-Vigil-Session` with the cookie; the web app gets it in the URL fragment. */
+  sessionKey: string;
   expiresAt: string;
 }
 

@@ -1,69 +1,23 @@
 /**
  * Request bodies and input checks of the agent API's resource routes. Bodies are read with a
- * byte limit while they stream (413 past it); JSON must be UTF-8 and an object, at most 32
- * levels deep (security.md §3.4); a PATCH body is a JSON Merge Patch (RFC 7396,
+ * byte limit while they stream (413 past it); JSON bodies are read and checked by
+ * agent/http/json-body.ts, as the console's are (security.md §3.4); a PATCH body is a JSON Merge Patch (RFC 7396,
  * `application/merge-patch+json`; `application/json` is accepted too). Validation failures
  * become 400 `invalid_request` naming the field; service failures (ResourceError) become
  * 400 / 404 / 409 with the field in the API's names.
  */
 import type Koa from 'koa';
-import type { z } from 'zod';
-import { isJsonObject, type JsonObject } from '../../shared/merge-patch.js';
-import { fieldProblems } from '../config/validation-errors.js';
+import type { JsonObject } from '../../shared/merge-patch.js';
+import { JSON_BODY_LIMIT, checkCharset, mediaType, parseJsonObject, readJsonObject } from '../http/json-body.js';
 import { readBodyText } from '../http/read-body.js';
 import { ResourceError } from '../resources/resource-error.js';
 import { ApiError, invalidInput } from './api-error.js';
 
-export const JSON_BODY_LIMIT = 64 * 1024;
-const MAX_DEPTH = 32;
+export { JSON_BODY_LIMIT, parseJsonObject };
+export { parseInput } from '../http/parse-input.js';
 
-function mediaType(ctx: Koa.Context): string {
-  return (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
-}
-
-function checkCharset(ctx: Koa.Context): void {
-  const charset = ctx.request.charset;
-  if (charset && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8') {
-    throw new ApiError(415, 'unsupported_media_type', `the body must be UTF-8, not ${charset}`);
-  }
-}
-
-function depthOf(value: unknown): number {
-  let max = 0;
-  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 1 }];
-  while (stack.length > 0) {
-    const { value: v, depth } = stack.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
-    if (depth > max) max = depth;
-    if (max > MAX_DEPTH) return max;
-    for (const child of Object.values(v)) stack.push({ value: child, depth: depth + 1 });
-  }
-  return max;
-}
-
-/** Parses JSON text that must be an object (RFC 8259), refusing deep nesting. */
-export function parseJsonObject(text: string): JsonObject {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new ApiError(400, 'invalid_request', `the body is not valid JSON: ${(error as Error).message}`);
-  }
-  if (!isJsonObject(value)) throw new ApiError(400, 'invalid_request', 'the body must be a JSON object');
-  if (depthOf(value) > MAX_DEPTH) {
-    throw new ApiError(400, 'invalid_request', `the body is nested deeper than ${MAX_DEPTH} levels`);
-  }
-  return value;
-}
-
-/** A POST body: `application/json`. */
-export async function readJsonBody(ctx: Koa.Context, limit = JSON_BODY_LIMIT): Promise<JsonObject> {
-  if (mediaType(ctx) !== 'application/json') {
-    throw new ApiError(415, 'unsupported_media_type', 'send the body as application/json');
-  }
-  checkCharset(ctx);
-  return parseJsonObject(await readBodyText(ctx, limit));
-}
+/** A POST body: `application/json` (agent/http/json-body.ts). */
+export const readJsonBody = readJsonObject;
 
 /** A PATCH body: a JSON Merge Patch document (RFC 7396 §4). */
 export async function readMergePatch(ctx: Koa.Context, limit = JSON_BODY_LIMIT): Promise<JsonObject> {
@@ -99,21 +53,6 @@ export async function readJsonOrXml(ctx: Koa.Context, limit: number): Promise<{ 
   }
   checkCharset(ctx);
   return { json: parseJsonObject(await readBodyText(ctx, limit)) };
-}
-
-/** Validates `value`; the first problem becomes a 400 naming its field (`prefix` before it). */
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown, prefix = ''): z.infer<S> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const problem = fieldProblems(result.error)[0] ?? { field: '', message: 'invalid input' };
-  const field =
-    prefix === ''
-      ? problem.field
-      : problem.field === ''
-        ? prefix
-        : `${prefix}${problem.field.startsWith('[') ? '' : '.'}${problem.field}`;
-  const description = field === '' ? problem.message : `${field}: ${problem.message}`;
-  throw invalidInput(field, description);
 }
 
 /** A write may not set fields the agent keeps (id, url, status...): 400 naming the first one. */

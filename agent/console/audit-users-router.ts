@@ -4,60 +4,56 @@
  * AuditUserService, which validates names, roles and passwords and records each change.
  * Passwords travel only in request bodies and are never echoed or logged.
  */
-import Router from '@koa/router';
-import type { RemovedAuditUserResponse } from '../../shared/console-api.js';
-import { ApiError } from '../api/api-error.js';
-import { readJsonObject } from '../http/read-json.js';
+import { z } from 'zod';
+import { ConsoleAuditUserPaths, type RemovedAuditUserResponse } from '../../shared/console-api.js';
+import { pathParam } from '../api/api-router.js';
+import { readJsonObject } from '../http/json-body.js';
+import { parseInput } from '../http/parse-input.js';
 import type { AuditUserService } from '../users/audit-user-service.js';
+import type { ConsoleRoutes } from './console-app.js';
 import { consoleAuth } from './console-guard.js';
+import { requiredField } from './console-input.js';
 
-function stringField(body: Record<string, unknown>, field: string): string {
-  const value = body[field];
-  if (value === undefined) throw new ApiError(400, 'invalid_request', `the ${field} is missing`, { field });
-  if (typeof value !== 'string') throw new ApiError(400, 'invalid_request', `the ${field} must be a string`, { field });
-  return value;
-}
+const name = z.string(requiredField('name', 'a string'));
+const password = z.string(requiredField('password', 'a string'));
+const roles = z.array(z.string(), requiredField('roles', 'a list of role names'));
+const NewUserBody = z.object({ name, roles, password });
+const PasswordBody = z.object({ password });
+const RolesBody = z.object({ roles });
 
-function rolesField(body: Record<string, unknown>): string[] {
-  const value = body['roles'];
-  if (value === undefined) throw new ApiError(400, 'invalid_request', 'the roles are missing', { field: 'roles' });
-  if (!Array.isArray(value) || !value.every((r) => typeof r === 'string')) {
-    throw new ApiError(400, 'invalid_request', 'roles must be a list of role names', { field: 'roles' });
-  }
-  return value as string[];
-}
+export function buildAuditUsersRouter(users: AuditUserService): ConsoleRoutes {
+  const one = `${ConsoleAuditUserPaths.users}/:name`;
+  return (router) => {
+    router.get(ConsoleAuditUserPaths.users, (ctx) => {
+      ctx.body = users.list();
+    });
 
-export function buildAuditUsersRouter(users: AuditUserService): Router {
-  const router = new Router({ prefix: '/api/audit-users' });
+    router.post(ConsoleAuditUserPaths.users, async (ctx) => {
+      const actor = consoleAuth(ctx).actor;
+      const input = parseInput(NewUserBody, await readJsonObject(ctx));
+      ctx.status = 201;
+      ctx.body = await users.add(input, actor);
+    });
 
-  router.get('/', (ctx) => {
-    ctx.body = users.list();
-  });
+    router.put(`${one}/password`, async (ctx) => {
+      const actor = consoleAuth(ctx).actor;
+      const body = parseInput(PasswordBody, await readJsonObject(ctx));
+      ctx.body = await users.setPassword(pathParam(ctx, 'name'), body.password, actor);
+    });
 
-  router.post('/', async (ctx) => {
-    const body = await readJsonObject(ctx);
-    const input = { name: stringField(body, 'name'), roles: rolesField(body), password: stringField(body, 'password') };
-    ctx.status = 201;
-    ctx.body = await users.add(input, consoleAuth(ctx).actor);
-  });
+    router.put(`${one}/roles`, async (ctx) => {
+      const actor = consoleAuth(ctx).actor;
+      const body = parseInput(RolesBody, await readJsonObject(ctx));
+      ctx.body = await users.setRoles(pathParam(ctx, 'name'), body.roles, actor);
+    });
 
-  router.put('/:name/password', async (ctx) => {
-    const body = await readJsonObject(ctx);
-    ctx.body = await users.setPassword(ctx.params['name']!, stringField(body, 'password'), consoleAuth(ctx).actor);
-  });
-
-  router.put('/:name/roles', async (ctx) => {
-    const body = await readJsonObject(ctx);
-    ctx.body = await users.setRoles(ctx.params['name']!, rolesField(body), consoleAuth(ctx).actor);
-  });
-
-  router.delete('/:name', async (ctx) => {
-    const name = ctx.params['name']!;
-    const existing = users.get(name);
-    await users.remove(name, consoleAuth(ctx).actor);
-    const body: RemovedAuditUserResponse = { name: existing?.name ?? name, removed: true };
-    ctx.body = body;
-  });
-
-  return router;
+    router.delete(one, async (ctx) => {
+      const actor = consoleAuth(ctx).actor;
+      const name = pathParam(ctx, 'name');
+      const existing = users.get(name);
+      await users.remove(name, actor);
+      const body: RemovedAuditUserResponse = { name: existing?.name ?? name, removed: true };
+      ctx.body = body;
+    });
+  };
 }

@@ -1,28 +1,39 @@
 /**
  * The console application, served over plain HTTP on 127.0.0.1 only (DESIGN.md §1). Order:
- * 1. error shaping, 2. hardening headers, 3. Host check (DNS rebinding), 4. login links,
- * sessions and the login page, 5. authentication of `/api/*` (console token or session cookie,
- * CSRF rule), 6. API routers (status and monitoring, client applications, audit users,
- * settings, log files, activity, and those later issues add).
+ * 1. error shaping, 2. hardening headers, 3. Host check (DNS rebinding), 4. the web app's files
+ * (for what nothing below answers), 5. the login page, 6. the console API: one router whose
+ * first middleware is the guard (console token, or session cookie and key, CSRF rule), with
+ * the routes of login links and sessions, status and monitoring, client applications, audit
+ * users, settings, log files and activity.
  */
 import Koa from 'koa';
-import type Router from '@koa/router';
+import { ApiRouter, type RouteInfo } from '../api/api-router.js';
 import type { Logger } from '../log/logger.js';
 import { CONSOLE_CSP, rendererDistFolder, staticFiles } from './static-files.js';
-import { buildAccessRouter } from './access-router.js';
+import { loginPage, registerAccessRoutes } from './access-router.js';
 import { consoleErrorMiddleware } from './console-errors.js';
-import { apiGuard, hostGuard } from './console-guard.js';
+import { apiGuard, guardedApi, hostGuard, isApiPath } from './console-guard.js';
 import type { ConsoleSessions } from './console-sessions.js';
 import type { ConsoleToken } from './console-token.js';
+
+/** Adds a group of console API routes (status, client applications, ...) to the console's router. */
+export type ConsoleRoutes = (router: ApiRouter) => void;
 
 export interface ConsoleAppDeps {
   log: Logger;
   token: ConsoleToken;
   sessions: ConsoleSessions;
-  /** The bound port, known once the listener is up; the Host check and login links use it. */
+  /** The bound port, known once the listener is up; the Host check, cookie and login links use it. */
   port: () => number;
-  /** Authenticated API routers (status, client applications, ...). */
-  routers?: Router[];
+  /** The console API's routes besides login links and sessions. */
+  routers?: ConsoleRoutes[];
+}
+
+const routeTables = new WeakMap<Koa, readonly RouteInfo[]>();
+
+/** Every route of a console app's API, as registered (the guard test requests each one). */
+export function consoleRouteTable(app: Koa): readonly RouteInfo[] {
+  return routeTables.get(app) ?? [];
 }
 
 export function buildConsoleApp(deps: ConsoleAppDeps): Koa {
@@ -35,7 +46,7 @@ export function buildConsoleApp(deps: ConsoleAppDeps): Koa {
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('X-Frame-Options', 'DENY');
     ctx.set('Referrer-Policy', 'no-referrer');
-    if (ctx.path.startsWith('/api/')) ctx.set('Cache-Control', 'no-store');
+    if (isApiPath(ctx.path)) ctx.set('Cache-Control', 'no-store');
     await next();
   });
   app.use(hostGuard(deps.port));
@@ -43,13 +54,12 @@ export function buildConsoleApp(deps: ConsoleAppDeps): Koa {
   // The web app (renderer/dist) for every non-API path the routes below leave unanswered.
   app.use(staticFiles(rendererDistFolder()));
 
-  const mount = (router: Router): void => {
-    app.use(router.routes());
-    app.use(router.allowedMethods());
-  };
-  // Only `/api/*` is guarded: the login page's one-time code is its own credential.
-  app.use(apiGuard({ token: deps.token, sessions: deps.sessions }));
-  mount(buildAccessRouter(deps.sessions, () => `http://127.0.0.1:${deps.port()}`));
-  for (const router of deps.routers ?? []) mount(router);
+  const access = { sessions: deps.sessions, port: deps.port };
+  app.use(loginPage(access));
+  const api = new ApiRouter();
+  registerAccessRoutes(api, access);
+  for (const routes of deps.routers ?? []) routes(api);
+  app.use(guardedApi(api, apiGuard({ token: deps.token, sessions: deps.sessions, port: deps.port })));
+  routeTables.set(app, api.routes());
   return app;
 }

@@ -12,6 +12,7 @@ import { LogFileMissingError, LogViewRequestError } from '../outputs/log-file-vi
 import { AuditError } from '../audit/audit-errors.js';
 import { AuditDatabaseError, PageCancelled } from '../store/audit-reader.js';
 import { ResourceError } from '../resources/resource-error.js';
+import { isApiPath } from './console-guard.js';
 
 function toApiError(error: unknown): ApiError | null {
   if (error instanceof ApiError) return error;
@@ -60,7 +61,7 @@ export function consoleErrorMiddleware(log: Logger): Koa.Middleware {
     try {
       await next();
       if (ctx.body === undefined || ctx.body === null) {
-        if (ctx.status === 404 && ctx.path.startsWith('/api/')) {
+        if (ctx.status === 404 && isApiPath(ctx.path)) {
           throw new ApiError(404, 'not_found', 'no such console endpoint');
         }
         if (ctx.status === 405) {

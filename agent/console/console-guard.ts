@@ -3,14 +3,25 @@
  * - every request must name the console by a loopback Host (`127.0.0.1:<port>` or
  *   `localhost:<port>`): a page on another name that resolves to 127.0.0.1 (DNS rebinding) is
  *   refused before anything else runs;
- * - `/api/*` needs the console token (`Authorization: Bearer vgc_…`, programs) or a session
- *   cookie (the browser);
+ * - every path under `/api` needs the console token (`Authorization: Bearer vgc_…`,
+ *   programs) or a session: its cookie and its key (the browser). "Under `/api`" is decided on
+ *   the decoded, normalised, lower-cased path, so `/API/clients`, `/%61pi/clients` or
+ *   `/x/../api/clients` are guarded too; once authenticated, only the canonical spelling
+ *   (literal `/api/`, no percent-encoded letter or digit) reaches the case-sensitive router,
+ *   anything else is 404;
  * - a state-changing request authenticated by cookie must come from the console's own origin
  *   (`Origin` equal to the console's, `Sec-Fetch-Site` absent or `same-origin`): CSRF.
  */
+import path from 'node:path';
 import type Koa from 'koa';
-import { CONSOLE_ACTOR_HEADER, CONSOLE_SESSION_COOKIE } from '../../shared/console-api.js';
+import {
+  CONSOLE_ACTOR_HEADER,
+  CONSOLE_SESSION_HEADER,
+  CONSOLE_SESSION_PARAM,
+  consoleSessionCookie,
+} from '../../shared/console-api.js';
 import { ApiError } from '../api/api-error.js';
+import type { ApiRouter } from '../api/api-router.js';
 import type { ConsoleSessions } from './console-sessions.js';
 import type { ConsoleToken } from './console-token.js';
 
@@ -23,10 +34,35 @@ export interface ConsoleAuth {
   actor: 'console' | 'cli';
 }
 
+/** Who the guard let in; a request it did not authenticate is refused (401), never served. */
 export function consoleAuth(ctx: Koa.Context): ConsoleAuth {
   const auth = (ctx.state as Record<string, unknown>)['consoleAuth'] as ConsoleAuth | undefined;
-  if (!auth) throw new Error('consoleAuth() used on a route that is not behind the console guard');
+  if (!auth) throw unauthorized('the request is not authenticated');
   return auth;
+}
+
+/** Percent-decodes byte by byte, again and again, so no encoding layer can hide `/api`. */
+function decodedPath(raw: string): string {
+  let decoded = raw;
+  for (let round = 0; round < 4 && decoded.includes('%'); round++) {
+    decoded = decoded.replace(/%([0-9a-f]{2})/gi, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  }
+  return decoded;
+}
+
+/** Whether the path names the console API in any spelling (the guard runs for all of them). */
+export function isApiPath(raw: string): boolean {
+  const normal = path.posix.normalize(decodedPath(raw).replace(/\\/g, '/')).toLowerCase();
+  return normal === '/api' || normal.startsWith('/api/');
+}
+
+/**
+ * The one spelling clients use (shared/console-api.ts builds paths with encodeURIComponent,
+ * which never encodes a letter, a digit or `-._~`): literal `/api/` and no such character
+ * percent-encoded (RFC 3986 §6.2.2.2). find-my-way would decode `/api/%63lients` into a match.
+ */
+function isCanonicalApiPath(raw: string): boolean {
+  return raw.startsWith('/api/') && !/%(?:[46][1-9a-f]|[57][0-9a]|3[0-9]|2d|2e|5f|7e)/i.test(raw);
 }
 
 /** The loopback names the console answers to, with its port. */
@@ -53,12 +89,21 @@ function unauthorized(description: string): ApiError {
 export interface ApiGuardDeps {
   token: ConsoleToken;
   sessions: ConsoleSessions;
+  /** The console's port: the session cookie carries it in its name. */
+  port: () => number;
 }
 
-/** Authenticates `/api/*` requests and applies the CSRF rule to cookie-authenticated changes. */
+/** The session key: the header, or on a GET a page cannot add headers to, the query parameter. */
+function sessionKeyOf(ctx: Koa.Context): string {
+  const header = ctx.get(CONSOLE_SESSION_HEADER);
+  if (header !== '' || !SAFE_METHODS.has(ctx.method)) return header;
+  const param = ctx.query[CONSOLE_SESSION_PARAM];
+  return typeof param === 'string' ? param : '';
+}
+
+/** Authenticates a console API request and applies the CSRF rule to session-authenticated changes. */
 export function apiGuard(deps: ApiGuardDeps): Koa.Middleware {
   return async (ctx, next) => {
-    if (!ctx.path.startsWith('/api/')) return next();
     const header = ctx.get('authorization');
     let auth: ConsoleAuth;
     if (header !== '') {
@@ -66,8 +111,8 @@ export function apiGuard(deps: ApiGuardDeps): Koa.Middleware {
       if (!match || !deps.token.matches(match[1]!)) throw unauthorized('the console token is not valid');
       auth = { via: 'token', actor: ctx.get(CONSOLE_ACTOR_HEADER).toLowerCase() === 'cli' ? 'cli' : 'console' };
     } else {
-      const cookie = ctx.cookies.get(CONSOLE_SESSION_COOKIE);
-      if (!cookie || !deps.sessions.isSession(cookie)) {
+      const cookie = ctx.cookies.get(consoleSessionCookie(deps.port()));
+      if (!cookie || !deps.sessions.isSession(cookie, sessionKeyOf(ctx))) {
         throw unauthorized('sign in with a login link (vigil console) or send the console token');
       }
       if (!SAFE_METHODS.has(ctx.method)) {
@@ -80,6 +125,22 @@ export function apiGuard(deps: ApiGuardDeps): Koa.Middleware {
     }
     ctx.state['consoleAuth'] = auth;
     await next();
+  };
+}
+
+/**
+ * The console API: every request whose path is under `/api` in any spelling goes through the
+ * guard first; an authenticated request then reaches the router only by the canonical spelling.
+ * Nothing else on the console answers such a path (the web app's files step aside for them).
+ */
+export function guardedApi(router: ApiRouter, guard: Koa.Middleware): Koa.Middleware {
+  const routes = router.middleware();
+  return (ctx, next) => {
+    if (!isApiPath(ctx.path)) return next();
+    return guard(ctx, async () => {
+      if (!isCanonicalApiPath(ctx.path)) throw new ApiError(404, 'not_found', 'no such console endpoint');
+      await routes(ctx, next);
+    });
   };
 }
 

@@ -1,7 +1,10 @@
 /**
  * Browser access to the console (shared/console-api.ts): one-time login codes (valid 60 s,
- * single use) and cookie sessions. Both live in memory only, keyed by a hash of the value, so
- * they die with the agent, as the console token does.
+ * single use) and sessions. A session is two random values: the cookie, which the browser sends
+ * by itself (to every port of 127.0.0.1, RFC 6265 §8.5), and the session key, which only the
+ * console's own pages hold and send as a header; a request needs both. Codes and sessions live
+ * in memory only, keyed by a hash of the value, so they belong to one generation of the console
+ * token: they die with the agent, as the token does.
  */
 import crypto from 'node:crypto';
 import type { Clock } from '../auth/lifetimes.js';
@@ -20,60 +23,76 @@ function randomValue(): string {
   return crypto.randomBytes(32).toString('base64url');
 }
 
-class ExpiringSet {
-  private readonly entries = new Map<string, number>();
+class ExpiringMap<T> {
+  private readonly entries = new Map<string, { expiresAt: number; data: T }>();
 
   constructor(private readonly now: Clock) {}
 
-  add(value: string, expiresAt: number): void {
+  add(value: string, expiresAt: number, data: T): void {
     this.sweep();
     if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(key(value), expiresAt);
+    this.entries.set(key(value), { expiresAt, data });
   }
 
-  /** True when present and unexpired; `consume` removes it whatever the answer. */
-  has(value: string, consume = false): boolean {
+  /** The data when present and unexpired; `consume` removes it whatever the answer. */
+  get(value: string, consume = false): T | undefined {
     const k = key(value);
-    const expiresAt = this.entries.get(k);
+    const entry = this.entries.get(k);
     if (consume) this.entries.delete(k);
-    return expiresAt !== undefined && this.now() < expiresAt;
+    return entry !== undefined && this.now() < entry.expiresAt ? entry.data : undefined;
   }
 
   private sweep(): void {
     const now = this.now();
-    for (const [k, expiresAt] of this.entries) if (now >= expiresAt) this.entries.delete(k);
+    for (const [k, entry] of this.entries) if (now >= entry.expiresAt) this.entries.delete(k);
   }
 }
 
+export interface NewSession {
+  /** The cookie's value. */
+  value: string;
+  /** The value of the session header (shared/console-api.ts `CONSOLE_SESSION_HEADER`). */
+  sessionKey: string;
+  expiresAt: number;
+}
+
 export class ConsoleSessions {
-  private readonly codes: ExpiringSet;
-  private readonly sessions: ExpiringSet;
+  private readonly codes: ExpiringMap<true>;
+  /** Cookie value → digest of its session key. */
+  private readonly sessions: ExpiringMap<Buffer>;
 
   constructor(private readonly now: Clock) {
-    this.codes = new ExpiringSet(now);
-    this.sessions = new ExpiringSet(now);
+    this.codes = new ExpiringMap(now);
+    this.sessions = new ExpiringMap(now);
   }
 
   newLoginCode(): { code: string; expiresAt: number } {
     const code = randomValue();
     const expiresAt = this.now() + LOGIN_LINK_LIFETIME_MS;
-    this.codes.add(code, expiresAt);
+    this.codes.add(code, expiresAt, true);
     return { code, expiresAt };
   }
 
   /** Single use: a second call with the same code is false. */
   redeemLoginCode(code: string): boolean {
-    return this.codes.has(code, true);
+    return this.codes.get(code, true) === true;
   }
 
-  newSession(): { value: string; expiresAt: number } {
+  newSession(): NewSession {
     const value = randomValue();
+    const sessionKey = randomValue();
     const expiresAt = this.now() + SESSION_LIFETIME_MS;
-    this.sessions.add(value, expiresAt);
-    return { value, expiresAt };
+    this.sessions.add(value, expiresAt, digest(sessionKey));
+    return { value, sessionKey, expiresAt };
   }
 
-  isSession(value: string): boolean {
-    return this.sessions.has(value);
+  /** True only for a live session's cookie together with that session's own key. */
+  isSession(cookie: string, sessionKey: string): boolean {
+    const expected = this.sessions.get(cookie);
+    return expected !== undefined && crypto.timingSafeEqual(digest(sessionKey), expected);
   }
+}
+
+function digest(value: string): Buffer {
+  return crypto.createHash('sha256').update(value, 'utf8').digest();
 }

@@ -3,16 +3,17 @@
  * output or all), read a range of lines, follow new lines over Server-Sent Events, download.
  * Ids are file names that the log files service resolves inside the logs folder only.
  */
-import Router from '@koa/router';
 import type Koa from 'koa';
-import { MAX_LOG_LINES_PER_REQUEST, type LogFileView } from '../../shared/console-api.js';
+import { ConsoleLogFilePaths, MAX_LOG_LINES_PER_REQUEST, type LogFileView } from '../../shared/console-api.js';
 import { ApiError } from '../api/api-error.js';
+import { pathParam } from '../api/api-router.js';
 import { sendFile } from '../http/send-file.js';
 import type { LogFileViewer } from '../outputs/log-file-viewer.js';
 import { LogFileMissingError } from '../outputs/log-file-viewer.js';
-import type { LogFileInfo, LogFilesService } from '../outputs/log-files-service.js';
+import type { LogFileInfo, LogFilesService, OpenLogFile } from '../outputs/log-files-service.js';
 import { utcDay } from '../outputs/log-file-names.js';
 import type { LiveFeed } from '../pipeline/live-feed.js';
+import type { ConsoleRoutes } from './console-app.js';
 import { openEventStream } from './sse.js';
 
 export interface LogFilesRouterDeps {
@@ -56,87 +57,85 @@ function view(info: LogFileInfo): LogFileView {
   };
 }
 
-export function buildLogFilesRouter(deps: LogFilesRouterDeps): Router {
-  const router = new Router({ prefix: '/api/log-files' });
+function contentType(file: OpenLogFile): string {
+  if (file.isZip) return 'application/zip';
+  return file.type === 'Json' ? 'application/x-ndjson' : 'text/tab-separated-values';
+}
 
-  router.get('/', async (ctx) => {
-    const outputId = ctx.query['outputId'];
-    if (outputId !== undefined && typeof outputId !== 'string') {
-      throw new ApiError(400, 'invalid_request', 'give one outputId', { field: 'outputId' });
-    }
-    ctx.body = (await deps.files.list(outputId)).map(view);
-  });
-
-  router.get('/:fileId/lines', async (ctx) => {
-    const from = integerParam(ctx, 'from', 0);
-    const count = integerParam(ctx, 'count', 200);
-    ctx.body = await deps.viewer.lines(ctx.params['fileId']!, from, count, filterParam(ctx));
-  });
-
-  router.get('/:fileId/follow', async (ctx) => {
-    const fileId = ctx.params['fileId']!;
-    const filter = filterParam(ctx);
-    let after = integerParam(ctx, 'after', 0);
-    // Fail before the stream opens, with a normal error body, when the file is not there.
-    const first = await deps.viewer.lines(fileId, after, 0, filter);
-    if (first.totalLines < after) after = first.totalLines;
-    const stream = openEventStream(ctx, deps.shutdown);
-    let wake: (() => void) | null = null;
-    const unsubscribe = deps.feed.subscribe(() => wake?.());
-    const interval = deps.followPollMs ?? 1000;
-    void (async () => {
-      try {
-        while (!stream.signal.aborted) {
-          const page = await deps.viewer.lines(fileId, after, MAX_LOG_LINES_PER_REQUEST, filter);
-          if (page.totalLines < after) {
-            after = 0;
-            if (!(await stream.send('reset', { totalLines: page.totalLines }))) break;
-            continue;
-          }
-          if (page.lines.length > 0) {
-            if (!(await stream.send('lines', page))) break;
-            after += page.lines.length;
-            if (after < page.totalLines) continue; // more to send at once
-          }
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(done, interval);
-            function done(): void {
-              clearTimeout(timer);
-              wake = null;
-              stream.signal.removeEventListener('abort', done);
-              resolve();
-            }
-            wake = done;
-            stream.signal.addEventListener('abort', done);
-          });
-        }
-      } catch (error) {
-        const message =
-          error instanceof LogFileMissingError
-            ? error.message
-            : 'following the file stopped: ' + (error as Error).message;
-        await stream.send('failure', { message });
-      } finally {
-        unsubscribe();
-        stream.close();
+export function buildLogFilesRouter(deps: LogFilesRouterDeps): ConsoleRoutes {
+  const one = `${ConsoleLogFilePaths.files}/:fileId`;
+  return (router) => {
+    router.get(ConsoleLogFilePaths.files, async (ctx) => {
+      const outputId = ctx.query['outputId'];
+      if (outputId !== undefined && typeof outputId !== 'string') {
+        throw new ApiError(400, 'invalid_request', 'give one outputId', { field: 'outputId' });
       }
-    })();
-  });
-
-  router.get('/:fileId/content', async (ctx) => {
-    const fileId = ctx.params['fileId']!;
-    const info = await deps.files.get(fileId);
-    if (!info) throw new LogFileMissingError(fileId);
-    const type = info.isZip
-      ? 'application/zip'
-      : info.type === 'Json'
-        ? 'application/x-ndjson'
-        : 'text/tab-separated-values';
-    await sendFile(ctx, info.localPath, { downloadName: info.id, type }).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') throw new LogFileMissingError(fileId);
-      throw error;
+      ctx.body = (await deps.files.list(outputId)).map(view);
     });
-  });
 
-  return router;
+    router.get(`${one}/lines`, async (ctx) => {
+      const from = integerParam(ctx, 'from', 0);
+      const count = integerParam(ctx, 'count', 200);
+      ctx.body = await deps.viewer.lines(pathParam(ctx, 'fileId'), from, count, filterParam(ctx));
+    });
+
+    router.get(`${one}/follow`, async (ctx) => {
+      const fileId = pathParam(ctx, 'fileId');
+      const filter = filterParam(ctx);
+      let after = integerParam(ctx, 'after', 0);
+      // Fail before the stream opens, with a normal error body, when the file is not there.
+      const first = await deps.viewer.lines(fileId, after, 0, filter);
+      if (first.totalLines < after) after = first.totalLines;
+      const stream = openEventStream(ctx, deps.shutdown);
+      let wake: (() => void) | null = null;
+      const unsubscribe = deps.feed.subscribe(() => wake?.());
+      const interval = deps.followPollMs ?? 1000;
+      void (async () => {
+        try {
+          while (!stream.signal.aborted) {
+            const page = await deps.viewer.lines(fileId, after, MAX_LOG_LINES_PER_REQUEST, filter);
+            if (page.totalLines < after) {
+              after = 0;
+              if (!(await stream.send('reset', { totalLines: page.totalLines }))) break;
+              continue;
+            }
+            if (page.lines.length > 0) {
+              if (!(await stream.send('lines', page))) break;
+              after += page.lines.length;
+              if (after < page.totalLines) continue; // more to send at once
+            }
+            await new Promise<void>((resolve) => {
+              const timer = setTimeout(done, interval);
+              function done(): void {
+                clearTimeout(timer);
+                wake = null;
+                stream.signal.removeEventListener('abort', done);
+                resolve();
+              }
+              wake = done;
+              stream.signal.addEventListener('abort', done);
+            });
+          }
+        } catch (error) {
+          const message =
+            error instanceof LogFileMissingError
+              ? error.message
+              : 'following the file stopped: ' + (error as Error).message;
+          await stream.send('failure', { message });
+        } finally {
+          unsubscribe();
+          stream.close();
+        }
+      })();
+    });
+
+    // Opened without following a symbolic link, and only if it is a regular file (F18 in
+    // docs/security.md): a link in the logs folder named like a log file is "no such file".
+    router.get(`${one}/content`, async (ctx) => {
+      const fileId = pathParam(ctx, 'fileId');
+      const file = await deps.files.open(fileId);
+      if (!file) throw new LogFileMissingError(fileId);
+      await sendFile(ctx, file, contentType(file));
+    });
+  };
 }

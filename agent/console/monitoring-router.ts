@@ -7,17 +7,21 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import Router from '@koa/router';
 import type Koa from 'koa';
-import type { HostView, OutputView } from '../../shared/console-api.js';
+import { z } from 'zod';
+import { ConsolePaths, type HostView, type OutputView } from '../../shared/console-api.js';
 import { ApiError } from '../api/api-error.js';
+import { pathParam } from '../api/api-router.js';
 import type { SettingsStore } from '../config/settings-store.js';
-import { readJsonObject } from '../http/read-json.js';
+import { readJsonObject } from '../http/json-body.js';
+import { parseInput } from '../http/parse-input.js';
 import type { HostService } from '../resources/host-service.js';
 import type { OutputService } from '../resources/output-service.js';
 import { ResourceError } from '../resources/resource-error.js';
 import type { StatusRegistry } from '../status/status-registry.js';
+import type { ConsoleRoutes } from './console-app.js';
 import { consoleAuth } from './console-guard.js';
+import { requiredField } from './console-input.js';
 import { hostViews, outputViews } from './monitoring-views.js';
 
 export interface MonitoringRouterDeps {
@@ -30,20 +34,21 @@ export interface MonitoringRouterDeps {
 const invalid = (field: string, message: string): ApiError => new ApiError(400, 'invalid_request', message, { field });
 
 /** `{"enabled": true|false}` and nothing else: other fields of a host are not changed here. */
+const EnabledBody = z.strictObject({
+  enabled: z.boolean({
+    error: (issue) =>
+      issue.input === undefined ? 'enabled is missing: send true or false' : 'enabled must be true or false',
+  }),
+});
+const FolderBody = z.object({ path: z.string(requiredField('path', 'a string')) });
+
 async function enabledBody(ctx: Koa.Context): Promise<boolean> {
-  const body = await readJsonObject(ctx);
-  const other = Object.keys(body).find((key) => key !== 'enabled');
-  if (other !== undefined) throw invalid(other, `${other}: only "enabled" can be changed here`);
-  const enabled = body['enabled'];
-  if (enabled === undefined) throw invalid('enabled', 'enabled is missing: send true or false');
-  if (typeof enabled !== 'boolean') throw invalid('enabled', 'enabled must be true or false');
-  return enabled;
+  return parseInput(EnabledBody, await readJsonObject(ctx)).enabled;
 }
 
 /** An absolute path without a trailing separator, so `/data/` and `/data` are one folder. */
-function folderPath(value: unknown): string {
+function folderPath(value: string | undefined): string {
   if (value === undefined || value === '') throw invalid('path', 'path is missing: give the folder to watch');
-  if (typeof value !== 'string') throw invalid('path', 'path must be a string');
   if (value.includes('\0')) throw invalid('path', 'path cannot contain a NUL character');
   if (!path.isAbsolute(value)) throw invalid('path', `path must be an absolute path, not "${value}"`);
   const normal = path.normalize(value);
@@ -79,62 +84,67 @@ async function viaService<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-export function buildMonitoringRouter(deps: MonitoringRouterDeps): Router {
-  const router = new Router({ prefix: '/api' });
+export function buildMonitoringRouter(deps: MonitoringRouterDeps): ConsoleRoutes {
+  const host = `${ConsolePaths.hosts}/:hostId`;
+  const output = `${ConsolePaths.outputs}/:outputId`;
+  return (router) => {
+    const hostView = (id: string): HostView => hostViews(deps.settings.current, deps.status).find((h) => h.id === id)!;
+    const outputView = (id: string): OutputView =>
+      outputViews(deps.settings.current, deps.status).find((o) => o.id === id)!;
+    const existingHost = (id: string): void => {
+      if (!deps.hosts.find(id))
+        throw new ApiError(404, 'not_found', `there is no host with id "${id}"`, { field: 'id' });
+    };
 
-  const hostView = (id: string): HostView => hostViews(deps.settings.current, deps.status).find((h) => h.id === id)!;
-  const outputView = (id: string): OutputView =>
-    outputViews(deps.settings.current, deps.status).find((o) => o.id === id)!;
-  const existingHost = (id: string): void => {
-    if (!deps.hosts.find(id)) throw new ApiError(404, 'not_found', `there is no host with id "${id}"`, { field: 'id' });
+    router.put(host, async (ctx) => {
+      const actor = consoleAuth(ctx).actor;
+      const id = pathParam(ctx, 'hostId');
+      const enabled = await enabledBody(ctx);
+      await viaService(() => deps.hosts.setEnabled(id, enabled, actor));
+      ctx.body = hostView(id);
+    });
+
+    router.post(`${host}/folders`, async (ctx) => {
+      // Before the folder is looked at: its answer must not tell a stranger what exists.
+      const actor = consoleAuth(ctx).actor;
+      const id = pathParam(ctx, 'hostId');
+      const folder = folderPath(parseInput(FolderBody, await readJsonObject(ctx)).path);
+      existingHost(id);
+      await existingFolder(folder);
+      const before = deps.hosts.find(id)?.includePaths ?? [];
+      await viaService(() => deps.hosts.addIncludePath(id, folder, actor));
+      ctx.status = before.includes(folder) ? 200 : 201;
+      ctx.body = hostView(id);
+    });
+
+    // The folder goes in the query (`?path=`): a DELETE body is not read by every client.
+    router.delete(`${host}/folders`, async (ctx) => {
+      const actor = consoleAuth(ctx).actor;
+      const id = pathParam(ctx, 'hostId');
+      const raw = ctx.query['path'];
+      if (Array.isArray(raw)) throw invalid('path', 'path: give one folder at a time');
+      const folder = folderPath(raw);
+      existingHost(id);
+      // The entry as written in the settings, which may be spelt with a trailing separator.
+      const current = deps.hosts.find(id)!.includePaths;
+      const entry = current.find((p) => p === folder) ?? current.find((p) => folderPath(p) === folder);
+      if (entry === undefined) {
+        throw new ApiError(404, 'not_found', `the host does not watch the folder ${folder}`, { field: 'path' });
+      }
+      await viaService(() => deps.hosts.removeIncludePath(id, entry, actor));
+      ctx.body = hostView(id);
+    });
+
+    router.put(output, async (ctx) => {
+      const actor = consoleAuth(ctx).actor;
+      const id = pathParam(ctx, 'outputId');
+      const enabled = await enabledBody(ctx);
+      // The console lists host outputs only (domain outputs belong to the agent API).
+      if (!deps.settings.current.outputs.some((o) => o.id === id)) {
+        throw new ApiError(404, 'not_found', `there is no output with id "${id}"`, { field: 'id' });
+      }
+      await viaService(() => deps.outputs.setEnabled(id, enabled, actor));
+      ctx.body = outputView(id);
+    });
   };
-
-  router.put('/hosts/:hostId', async (ctx) => {
-    const id = ctx.params['hostId']!;
-    const enabled = await enabledBody(ctx);
-    await viaService(() => deps.hosts.setEnabled(id, enabled, consoleAuth(ctx).actor));
-    ctx.body = hostView(id);
-  });
-
-  router.post('/hosts/:hostId/folders', async (ctx) => {
-    const id = ctx.params['hostId']!;
-    const body = await readJsonObject(ctx);
-    const folder = folderPath(body['path']);
-    existingHost(id);
-    await existingFolder(folder);
-    const before = deps.hosts.find(id)?.includePaths ?? [];
-    await viaService(() => deps.hosts.addIncludePath(id, folder, consoleAuth(ctx).actor));
-    ctx.status = before.includes(folder) ? 200 : 201;
-    ctx.body = hostView(id);
-  });
-
-  // The folder goes in the query (`?path=`): a DELETE body is not read by every client.
-  router.delete('/hosts/:hostId/folders', async (ctx) => {
-    const id = ctx.params['hostId']!;
-    const raw = ctx.query['path'];
-    if (Array.isArray(raw)) throw invalid('path', 'path: give one folder at a time');
-    const folder = folderPath(raw);
-    existingHost(id);
-    // The entry as written in the settings, which may be spelt with a trailing separator.
-    const current = deps.hosts.find(id)!.includePaths;
-    const entry = current.find((p) => p === folder) ?? current.find((p) => folderPath(p) === folder);
-    if (entry === undefined) {
-      throw new ApiError(404, 'not_found', `the host does not watch the folder ${folder}`, { field: 'path' });
-    }
-    await viaService(() => deps.hosts.removeIncludePath(id, entry, consoleAuth(ctx).actor));
-    ctx.body = hostView(id);
-  });
-
-  router.put('/outputs/:outputId', async (ctx) => {
-    const id = ctx.params['outputId']!;
-    const enabled = await enabledBody(ctx);
-    // The console lists host outputs only (domain outputs belong to the agent API).
-    if (!deps.settings.current.outputs.some((o) => o.id === id)) {
-      throw new ApiError(404, 'not_found', `there is no output with id "${id}"`, { field: 'id' });
-    }
-    await viaService(() => deps.outputs.setEnabled(id, enabled, consoleAuth(ctx).actor));
-    ctx.body = outputView(id);
-  });
-
-  return router;
 }

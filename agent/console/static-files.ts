@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type Koa from 'koa';
 import { send } from '@koa/send';
+import { isApiPath } from './console-guard.js';
 
 /** Content-Security-Policy of the console: only its own scripts and styles, never framed. */
 export const CONSOLE_CSP = [
@@ -37,7 +38,7 @@ export function staticFiles(root: string | null): Koa.Middleware {
     await next();
     if (ctx.body !== undefined || ctx.status !== 404) return;
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return;
-    if (ctx.path.startsWith('/api/')) return;
+    if (isApiPath(ctx.path)) return;
     ctx.set('Content-Security-Policy', CONSOLE_CSP);
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Referrer-Policy', 'no-referrer');

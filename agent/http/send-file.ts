@@ -1,73 +1,62 @@
 /**
- * Streams a file as a download, never buffering it whole, with single-range HTTP Range support
- * (RFC 9110 §14): `bytes=a-b`, `bytes=a-`, `bytes=-n` → 206 with Content-Range; a range that
- * starts past the end → 416 with a Content-Range naming the size. Several ranges in one header
- * are answered with the whole file (a server may ignore Range, §14.2).
+ * Sends an open file as a download, for the agent API and the console: streamed from the
+ * descriptor (never buffered whole; the open descriptor keeps serving the file even if it is
+ * zipped and removed meanwhile), with one byte range (http/byte-range.ts: 206, 416; several
+ * ranges get the whole file) and a strong validator for `If-Range`. The caller opens the file:
+ * for log files that is LogFilesService.open, which refuses a symbolic link (O_NOFOLLOW) and
+ * anything but a regular file.
  */
-import fs from 'node:fs';
+import type fs from 'node:fs';
 import type Koa from 'koa';
+import { ApiError } from '../api/api-error.js';
+import { decideRange, ifRangeMatches } from './byte-range.js';
 
-export interface ByteRange {
-  start: number;
-  end: number;
+export interface OpenFile {
+  /** Closed by sendFile: at the end of the stream, or at once when nothing is streamed. */
+  handle: fs.promises.FileHandle;
+  /** The download's file name. */
+  name: string;
+  size: number;
+  mtime: Date;
 }
 
-/** The requested range, 'unsatisfiable', or null to send the whole file. */
-export function parseRange(header: string | undefined, size: number): ByteRange | 'unsatisfiable' | null {
-  if (!header) return null;
-  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
-  if (!match || (match[1] === '' && match[2] === '')) return null;
-  if (match[1] === '') {
-    const suffix = Number(match[2]);
-    if (suffix === 0) return 'unsatisfiable';
-    return { start: Math.max(0, size - suffix), end: size - 1 };
-  }
-  const start = Number(match[1]);
-  const end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
-  if (start >= size) return 'unsatisfiable';
-  if (end < start) return null;
-  return { start, end };
+/** A strong validator from the file's size and modification time (RFC 9110 §8.8.3). */
+function etagOf(file: OpenFile): string {
+  return `"${file.size.toString(16)}-${Math.floor(file.mtime.getTime()).toString(16)}"`;
 }
 
-export async function sendFile(
-  ctx: Koa.Context,
-  file: string,
-  options: { downloadName: string; type: string },
-): Promise<void> {
-  const handle = await fs.promises.open(file, 'r');
-  let size: number;
-  let mtime: Date;
-  try {
-    const stat = await handle.stat();
-    size = stat.size;
-    mtime = stat.mtime;
-  } catch (error) {
-    await handle.close();
-    throw error;
-  }
+export async function sendFile(ctx: Koa.Context, file: OpenFile, type: string): Promise<void> {
+  const etag = etagOf(file);
+  const lastModified = file.mtime.toUTCString();
+  // RFC 6266: a quoted ASCII name (log file names are ASCII already).
+  ctx.set('Content-Disposition', `attachment; filename="${file.name.replace(/[^\x20-\x7e]|"/g, '_')}"`);
   ctx.set('Accept-Ranges', 'bytes');
-  ctx.set('Last-Modified', mtime.toUTCString());
-  // RFC 6266: an ASCII fallback and the exact name (log file names are ASCII already).
-  ctx.set('Content-Disposition', `attachment; filename="${options.downloadName.replace(/[^\x20-\x7e]|"/g, '_')}"`);
-  ctx.type = options.type;
-  const range = ctx.method === 'GET' ? parseRange(ctx.get('range') || undefined, size) : null;
-  if (range === 'unsatisfiable') {
-    await handle.close();
-    ctx.status = 416;
-    ctx.set('Content-Range', `bytes */${size}`);
+  ctx.set('ETag', etag);
+  ctx.set('Last-Modified', lastModified);
+  ctx.set('Cache-Control', 'no-store');
+  ctx.type = type;
+  const range = ifRangeMatches(ctx.get('if-range') || undefined, etag, lastModified)
+    ? decideRange(ctx.get('range') || undefined, file.size)
+    : ({ kind: 'whole' } as const);
+  if (range.kind === 'unsatisfiable') {
+    await file.handle.close();
+    throw new ApiError(416, 'range_not_satisfiable', `the file has ${file.size} bytes; no requested range is in it`, {
+      headers: { 'Content-Range': `bytes */${file.size}` },
+    });
+  }
+  const start = range.kind === 'partial' ? range.start : 0;
+  const end = range.kind === 'partial' ? range.end : file.size - 1;
+  if (range.kind === 'partial') {
+    ctx.status = 206;
+    ctx.set('Content-Range', `bytes ${start}-${end}/${file.size}`);
+  }
+  if (end < start) {
+    await file.handle.close(); // an empty file
     ctx.body = '';
     return;
   }
-  const { start, end } = range ?? { start: 0, end: size - 1 };
-  ctx.status = range ? 206 : 200;
-  if (range) ctx.set('Content-Range', `bytes ${start}-${end}/${size}`);
-  if (size === 0 || ctx.method === 'HEAD') {
-    await handle.close();
-    ctx.body = '';
-    ctx.length = size === 0 ? 0 : end - start + 1;
-    return;
-  }
-  // The open handle keeps serving the file even if it is zipped and removed meanwhile.
-  ctx.body = handle.createReadStream({ start, end, autoClose: true });
+  // Koa destroys the stream when the response ends (HEAD included) or the client goes away;
+  // the stream then closes the descriptor.
+  ctx.body = file.handle.createReadStream({ start, end, autoClose: true });
   ctx.length = end - start + 1;
 }

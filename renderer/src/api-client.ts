@@ -2,10 +2,19 @@
  * The console's only door to the agent: typed calls to the console API on the same origin
  * (shared/console-api.ts is the contract). Errors come back as ConsoleApiError with the API's
  * own words and the field they concern, so views can show them as text next to the input.
+ *
+ * A session is the cookie (sent by the browser) and the session key, which this module keeps
+ * in `sessionStorage` (readable by the console's own origin only) and sends with every call:
+ * the `X-Vigil-Session` header, or the `session` query parameter on event streams and download
+ * links, which cannot carry a header. The login page and the tray app give the key in the
+ * address's fragment (`/#session=<key>`); it is taken from there and removed at once.
  */
 import type { ActivityRecord } from '../../shared/activity-record.js';
 import type { ClientApplicationView, ClientCredentials } from '../../shared/client-application.js';
 import {
+  CONSOLE_SESSION_FRAGMENT,
+  CONSOLE_SESSION_HEADER,
+  CONSOLE_SESSION_PARAM,
   ConsoleActivityPaths,
   ConsoleAuditUserPaths,
   ConsoleClientPaths,
@@ -27,6 +36,29 @@ import {
   type SettingsPatch,
 } from '../../shared/console-api.js';
 
+const SESSION_STORAGE_KEY = 'vigil.consoleSessionKey';
+
+/** Moves a session key given in the address into sessionStorage, leaving a clean address. */
+function takeSessionKeyFromAddress(): void {
+  if (typeof location === 'undefined') return; // imported outside a browser (unit tests)
+  const match = new RegExp(`^#${CONSOLE_SESSION_FRAGMENT}=([A-Za-z0-9_-]+)$`).exec(location.hash);
+  if (!match) return;
+  sessionStorage.setItem(SESSION_STORAGE_KEY, match[1]!);
+  history.replaceState(history.state, '', location.pathname + location.search);
+}
+takeSessionKeyFromAddress();
+
+function sessionKey(): string | null {
+  return sessionStorage.getItem(SESSION_STORAGE_KEY);
+}
+
+/** A URL the browser fetches by itself (EventSource, a download link), with the session key. */
+function withSessionKey(path: string): string {
+  const key = sessionKey();
+  if (key === null) return path;
+  return `${path}${path.includes('?') ? '&' : '?'}${CONSOLE_SESSION_PARAM}=${encodeURIComponent(key)}`;
+}
+
 export class ConsoleApiError extends Error {
   constructor(
     readonly status: number,
@@ -47,14 +79,15 @@ interface ErrorBody {
 
 async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
   let response: Response;
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const key = sessionKey();
+  if (key !== null) headers[CONSOLE_SESSION_HEADER] = key;
   try {
     response = await fetch(path, {
       method,
       credentials: 'same-origin',
-      headers:
-        body === undefined
-          ? { Accept: 'application/json' }
-          : { Accept: 'application/json', 'Content-Type': 'application/json' },
+      headers,
       body: body === undefined ? null : JSON.stringify(body),
     });
   } catch {
@@ -135,7 +168,7 @@ export const api = {
   logFiles: (outputId?: string) => request<LogFileView[]>('GET', ConsoleLogFilePaths.files + query({ outputId })),
   logLines: (id: string, from: number, count: number, filter: string | null) =>
     request<LogLinesResponse>('GET', ConsoleLogFilePaths.lines(id) + query({ from, count, filter: filter || null })),
-  logDownloadUrl: (id: string) => ConsoleLogFilePaths.content(id),
+  logDownloadUrl: (id: string) => withSessionKey(ConsoleLogFilePaths.content(id)),
 
   searchActivity: (body: ActivitySearchRequest) =>
     request<ActivitySearchResponse>('POST', ConsoleActivityPaths.search, body),
@@ -163,7 +196,7 @@ export function subscribe(
   let closed = false;
   const connect = (): void => {
     onState('connecting');
-    source = new EventSource(url(), { withCredentials: true });
+    source = new EventSource(withSessionKey(url()), { withCredentials: true });
     source.onopen = () => onState('open');
     source.onerror = () => {
       source?.close();

@@ -60,3 +60,27 @@ export function consoleToken(agent: RunningAgent): string {
 export function withToken(agent: RunningAgent, headers: Record<string, string> = {}): Record<string, string> {
   return { Authorization: `Bearer ${consoleToken(agent)}`, ...headers };
 }
+
+/** A browser's console session: the cookie and the session key, as the web app sends them. */
+export interface ConsoleSession {
+  /** `vigil_console_<port>=<value>`, for a Cookie header. */
+  cookie: string;
+  sessionKey: string;
+  /** Cookie, session key header and the console's own Origin, plus `extra`. */
+  headers(extra?: Record<string, string>): Record<string, string>;
+}
+
+/** Follows a login link as a browser would: the cookie from Set-Cookie, the key from the fragment. */
+export async function consoleLogin(agent: RunningAgent): Promise<ConsoleSession> {
+  const link = await consoleRequest(agent, { method: 'POST', path: '/api/login-links', headers: withToken(agent) });
+  const url = new URL(link.json?.['url'] as string);
+  const login = await consoleRequest(agent, { path: url.pathname + url.search });
+  const cookie = (login.headers['set-cookie']?.[0] ?? '').split(';')[0]!;
+  const sessionKey = /#session=([A-Za-z0-9_-]+)$/.exec(login.headers.location ?? '')?.[1] ?? '';
+  const origin = `http://127.0.0.1:${agent.ports.console}`;
+  return {
+    cookie,
+    sessionKey,
+    headers: (extra = {}) => ({ Cookie: cookie, 'X-Vigil-Session': sessionKey, Origin: origin, ...extra }),
+  };
+}

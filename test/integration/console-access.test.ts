@@ -1,13 +1,14 @@
 /**
  * Console access (shared/console-api.ts, security.md §6 C02–C05, C09): the loopback Host rule,
- * the console token, one-time login links turned into a session cookie, sessions for the tray
- * app, and the Origin rule for changes made with a cookie.
+ * the console token, one-time login links turned into a session (cookie and session key),
+ * sessions for the tray app, the cookie isolated by port (F17 in security.md), and the Origin
+ * rule for changes made with a session.
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningAgent } from '../../agent/agent.js';
-import { CONSOLE_SESSION_COOKIE } from '../../shared/console-api.js';
-import { consoleRequest, consoleToken, withToken } from '../helpers/console-client.js';
+import { consoleSessionCookie } from '../../shared/console-api.js';
+import { consoleLogin, consoleRequest, consoleToken, withToken } from '../helpers/console-client.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 
@@ -22,13 +23,7 @@ afterAll(() => agent.stop());
 const status = (headers: Record<string, string>): ReturnType<typeof consoleRequest> =>
   consoleRequest(agent, { path: '/api/status', headers });
 
-async function loginCookie(): Promise<string> {
-  const link = await consoleRequest(agent, { method: 'POST', path: '/api/login-links', headers: withToken(agent) });
-  const url = new URL(link.json?.['url'] as string);
-  const login = await consoleRequest(agent, { path: url.pathname + url.search });
-  const setCookie = login.headers['set-cookie']?.[0] ?? '';
-  return setCookie.split(';')[0]!;
-}
+const cookieName = (): string => consoleSessionCookie(agent.ports.console);
 
 describe('console token', () => {
   it('is a fresh vgc_ value in an owner-only file', () => {
@@ -92,7 +87,7 @@ describe('Host header (DNS rebinding)', () => {
 });
 
 describe('login links and sessions', () => {
-  it('turns a one-time link into an HttpOnly SameSite=Strict cookie and a 303 to a clean URL', async () => {
+  it('turns a one-time link into an HttpOnly SameSite=Strict cookie and a 303 to / with the session key in the fragment', async () => {
     const link = await consoleRequest(agent, { method: 'POST', path: '/api/login-links', headers: withToken(agent) });
     expect(link.status).toBe(201);
     const url = new URL(link.json?.['url'] as string);
@@ -101,15 +96,16 @@ describe('login links and sessions', () => {
 
     const login = await consoleRequest(agent, { path: url.pathname + url.search });
     expect(login.status).toBe(303);
-    expect(login.headers['location']).toBe('/');
+    const key = /^\/#session=([A-Za-z0-9_-]{43})$/.exec(login.headers['location'] ?? '')?.[1];
+    expect(key, login.headers['location']).toBeDefined();
     expect(login.headers['referrer-policy']).toBe('no-referrer');
     const cookie = login.headers['set-cookie']?.[0] ?? '';
-    expect(cookie).toMatch(new RegExp(`^${CONSOLE_SESSION_COOKIE}=`));
+    expect(cookie).toMatch(new RegExp(`^vigil_console_${agent.ports.console}=`));
     expect(cookie.toLowerCase()).toContain('httponly');
     expect(cookie.toLowerCase()).toContain('samesite=strict');
 
     const session = cookie.split(';')[0]!;
-    expect((await status({ Cookie: session })).status).toBe(200);
+    expect((await status({ Cookie: session, 'X-Vigil-Session': key! })).status).toBe(200);
     // single use
     expect((await consoleRequest(agent, { path: url.pathname + url.search })).status).toBe(403);
   });
@@ -126,20 +122,65 @@ describe('login links and sessions', () => {
   it('gives the tray app a session directly, and only to token holders', async () => {
     const created = await consoleRequest(agent, { method: 'POST', path: '/api/sessions', headers: withToken(agent) });
     expect(created.status).toBe(201);
-    expect(created.json?.['cookieName']).toBe(CONSOLE_SESSION_COOKIE);
-    const cookie = `${CONSOLE_SESSION_COOKIE}=${created.json?.['cookieValue'] as string}`;
-    expect((await status({ Cookie: cookie })).status).toBe(200);
+    expect(created.json?.['cookieName']).toBe(cookieName());
+    const cookie = `${cookieName()}=${created.json?.['cookieValue'] as string}`;
+    const key = created.json?.['sessionKey'] as string;
+    expect((await status({ Cookie: cookie, 'X-Vigil-Session': key })).status).toBe(200);
     const origin = `http://127.0.0.1:${agent.ports.console}`;
     const byCookie = await consoleRequest(agent, {
       method: 'POST',
       path: '/api/login-links',
-      headers: { Cookie: cookie, Origin: origin },
+      headers: { Cookie: cookie, 'X-Vigil-Session': key, Origin: origin },
     });
     expect(byCookie.status).toBe(403);
   });
 
   it('refuses a made-up session cookie', async () => {
-    expect((await status({ Cookie: `${CONSOLE_SESSION_COOKIE}=forged` })).status).toBe(401);
+    const { sessionKey } = await consoleLogin(agent);
+    expect((await status({ Cookie: `${cookieName()}=forged`, 'X-Vigil-Session': sessionKey })).status).toBe(401);
+  });
+});
+
+describe('the session cookie alone (F17: cookies are not isolated by port)', () => {
+  it('is refused: a page on another 127.0.0.1 port receives the cookie, not the session key', async () => {
+    const session = await consoleLogin(agent);
+    const onlyCookie = await status({ Cookie: session.cookie });
+    expect(onlyCookie.status).toBe(401);
+    expect(onlyCookie.json?.['error']).toBe('unauthorized');
+    expect((await status({ Cookie: session.cookie, 'X-Vigil-Session': 'guessed' })).status).toBe(401);
+    expect((await status(session.headers())).status).toBe(200);
+    // The key goes with its own cookie only.
+    const other = await consoleLogin(agent);
+    expect((await status({ Cookie: session.cookie, 'X-Vigil-Session': other.sessionKey })).status).toBe(401);
+    // A change is refused with the key in the query: that form is for GET only (event streams, downloads).
+    const viaQuery = await consoleRequest(agent, {
+      method: 'PUT',
+      path: `/api/monitoring?session=${session.sessionKey}`,
+      headers: { Cookie: session.cookie, Origin: `http://127.0.0.1:${agent.ports.console}` },
+      body: { paused: true },
+    });
+    expect(viaQuery.status).toBe(401);
+    expect(agent.monitoring.paused).toBe(false);
+    expect((await status({ Cookie: session.cookie, 'X-Vigil-Session': '' })).status).toBe(401);
+    const read = await consoleRequest(agent, {
+      path: `/api/status?session=${session.sessionKey}`,
+      headers: { Cookie: session.cookie },
+    });
+    expect(read.status).toBe(200);
+  });
+
+  it('is named after the console port: the cookie of a console on another port is ignored', async () => {
+    const session = await consoleLogin(agent);
+    const value = session.cookie.split('=')[1]!;
+    const otherPort = agent.ports.console === 4495 ? 4496 : 4495;
+    const foreign = await status({
+      Cookie: `vigil_console_${otherPort}=${value}`,
+      'X-Vigil-Session': session.sessionKey,
+    });
+    expect(foreign.status).toBe(401);
+    const unnamed = await status({ Cookie: `vigil_console=${value}`, 'X-Vigil-Session': session.sessionKey });
+    expect(unnamed.status).toBe(401);
+    expect((await status(session.headers())).status).toBe(200);
   });
 });
 
@@ -159,20 +200,20 @@ describe('changes made with a session cookie (CSRF)', () => {
     ['another port', { Origin: 'http://127.0.0.1:1' }],
     ['Sec-Fetch-Site cross-site', { Origin: 'ORIGIN', 'Sec-Fetch-Site': 'cross-site' }],
   ])('refuses %s with 403', async (_label, extra: Record<string, string>) => {
-    const cookie = await loginCookie();
+    const { cookie, sessionKey } = await consoleLogin(agent);
     const origin = `http://127.0.0.1:${agent.ports.console}`;
     const headers = Object.fromEntries(Object.entries(extra).map(([k, v]) => [k, v.replace('ORIGIN', origin)]));
-    const response = await add({ Cookie: cookie, ...headers }, `csrf ${_label}`);
+    const response = await add({ Cookie: cookie, 'X-Vigil-Session': sessionKey, ...headers }, `csrf ${_label}`);
     expect(response.status).toBe(403);
     expect(response.json?.['error']).toBe('forbidden_origin');
     expect(agent.auth.clients.list().some((c) => c.name === `csrf ${_label}`)).toBe(false);
   });
 
   it('accepts the console’s own Origin, and reads need none', async () => {
-    const cookie = await loginCookie();
-    const origin = `http://127.0.0.1:${agent.ports.console}`;
-    const response = await add({ Cookie: cookie, Origin: origin, 'Sec-Fetch-Site': 'same-origin' }, 'from the console');
+    const session = await consoleLogin(agent);
+    const response = await add(session.headers({ 'Sec-Fetch-Site': 'same-origin' }), 'from the console');
     expect(response.status).toBe(201);
-    expect((await consoleRequest(agent, { path: '/api/clients', headers: { Cookie: cookie } })).status).toBe(200);
+    const read = { Cookie: session.cookie, 'X-Vigil-Session': session.sessionKey };
+    expect((await consoleRequest(agent, { path: '/api/clients', headers: read })).status).toBe(200);
   });
 });

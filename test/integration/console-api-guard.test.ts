@@ -6,13 +6,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningAgent } from '../../agent/agent.js';
-import { consoleRequest, withToken } from '../helpers/console-client.js';
+import { consoleLogin, consoleRequest, withToken } from '../helpers/console-client.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { monitorFolders } from '../helpers/activity.js';
 
 let agent: RunningAgent;
-let cookie: string;
+/** The session cookie and key, as the web app sends them. */
+let signedIn: Record<string, string>;
 let origin: string;
 let clientId: string;
 let hostId: string;
@@ -27,10 +28,8 @@ beforeAll(async () => {
   hostId = await monitorFolders(agent, [watched]);
   outputId = agent.settings.current.outputs[0]!.id;
   origin = `http://127.0.0.1:${agent.ports.console}`;
-  const link = await consoleRequest(agent, { method: 'POST', path: '/api/login-links', headers: withToken(agent) });
-  const url = new URL(link.json?.['url'] as string);
-  const login = await consoleRequest(agent, { path: url.pathname + url.search });
-  cookie = (login.headers['set-cookie']?.[0] ?? '').split(';')[0]!;
+  const session = await consoleLogin(agent);
+  signedIn = { Cookie: session.cookie, 'X-Vigil-Session': session.sessionKey };
   const client = await consoleRequest(agent, {
     method: 'POST',
     path: '/api/clients',
@@ -141,7 +140,7 @@ describe('console API with a foreign Host (DNS rebinding)', () => {
         method: change.method,
         path: change.path(),
         body: change.body,
-        headers: { Cookie: cookie, Origin: origin, Host: `127.0.0.1.nip.io:${agent.ports.console}` },
+        headers: { ...signedIn, Origin: origin, Host: `127.0.0.1.nip.io:${agent.ports.console}` },
       });
       expect(response.status).toBe(403);
       expect(response.json?.['error']).toBe('forbidden_host');
@@ -167,7 +166,7 @@ describe('console API changes from another origin (CSRF)', () => {
           method: change.method,
           path: change.path(),
           body: change.body,
-          headers: { Cookie: cookie, ...headers },
+          headers: { ...signedIn, ...headers },
         });
         expect(response.status, `${change.method} ${change.path()}`).toBe(403);
         expect(response.json?.['error']).toBe('forbidden_origin');
@@ -181,7 +180,7 @@ describe('console API changes from another origin (CSRF)', () => {
       method: 'PUT',
       path: '/api/audit-users/existing/roles',
       body: { roles: ['reader', 'contributor'] },
-      headers: { Cookie: cookie, Origin: origin, 'Sec-Fetch-Site': 'same-origin' },
+      headers: { ...signedIn, Origin: origin, 'Sec-Fetch-Site': 'same-origin' },
     });
     expect(response.status).toBe(200);
     expect(agent.audit.users.get('existing')?.roles).toEqual(['reader', 'contributor']);
@@ -199,13 +198,13 @@ describe('no change by GET (C06)', () => {
       `/api/hosts/${hostId}/folders?path=${encodeURIComponent(watched)}`,
       `/api/outputs/${outputId}`,
     ]) {
-      const response = await consoleRequest(agent, { path, headers: { Cookie: cookie } });
+      const response = await consoleRequest(agent, { path, headers: signedIn });
       expect(response.status, path).toBe(405);
       expect(response.headers['allow']).toBeDefined();
     }
     const settings = await consoleRequest(agent, {
       path: '/api/settings?allowList=0.0.0.0/1',
-      headers: { Cookie: cookie },
+      headers: signedIn,
     });
     expect(settings.status).toBe(200);
     expect(state()).toBe(before);

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningAgent } from '../../agent/agent.js';
 import type { HostView, OutputView } from '../../shared/console-api.js';
-import { consoleRequest, withToken, type ConsoleResponse } from '../helpers/console-client.js';
+import { consoleLogin, consoleRequest, type ConsoleResponse } from '../helpers/console-client.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { actions, logLines, monitorFolders, records, TEST_TIMINGS, waitFor } from '../helpers/activity.js';
@@ -20,7 +20,8 @@ let agent: RunningAgent;
 let watched: string;
 let hostId: string;
 let outputId: string;
-let cookie: string;
+/** The session cookie and key, as the web app sends them. */
+let signedIn: Record<string, string>;
 let origin: string;
 
 beforeAll(async () => {
@@ -29,16 +30,14 @@ beforeAll(async () => {
   hostId = await monitorFolders(agent, [watched]);
   outputId = agent.settings.current.outputs[0]!.id;
   origin = `http://127.0.0.1:${agent.ports.console}`;
-  const link = await consoleRequest(agent, { method: 'POST', path: '/api/login-links', headers: withToken(agent) });
-  const url = new URL(link.json?.['url'] as string);
-  const login = await consoleRequest(agent, { path: url.pathname + url.search });
-  cookie = (login.headers['set-cookie']?.[0] ?? '').split(';')[0]!;
+  const session = await consoleLogin(agent);
+  signedIn = { Cookie: session.cookie, 'X-Vigil-Session': session.sessionKey };
 });
 afterAll(() => agent.stop());
 
 /** As the web app sends it: session cookie and the console's own Origin. */
 const send = (method: string, p: string, body?: unknown): Promise<ConsoleResponse> =>
-  consoleRequest(agent, { method, path: p, body, headers: { Cookie: cookie, Origin: origin } });
+  consoleRequest(agent, { method, path: p, body, headers: { ...signedIn, Origin: origin } });
 
 const onDisk = (): {
   hosts: Array<{ id: string; enabled: boolean; includePaths: string[] }>;

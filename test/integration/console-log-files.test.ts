@@ -1,7 +1,8 @@
 /**
  * Log files in the console (issue 7): list them per output, read ranges of lines (also of a
  * zipped day and filtered), follow today's file over Server-Sent Events, download with Range.
- * Ids are file names; anything else is not found.
+ * Ids are file names; anything else is not found, and so is a symbolic link (F18 in
+ * docs/security.md).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -173,5 +174,25 @@ describe('download', () => {
       headers: withToken(agent, { Range: 'bytes=99999999-' }),
     });
     expect(beyond.status).toBe(416);
+  });
+
+  it('refuses a symbolic link named like a log file: 404, and the target is never served', async () => {
+    const secret = path.join(makeTempDir('vigil-secret-'), 'secret.txt');
+    fs.writeFileSync(secret, 'TOP SECRET CONTENT\n');
+    const linkId = 'h_Log_20200101.tsv';
+    fs.symlinkSync(secret, path.join(agent.paths.logs, linkId));
+    try {
+      for (const headers of [{}, { Range: 'bytes=0-9' }] as Array<Record<string, string>>) {
+        const response = await consoleRequest(agent, {
+          path: `/api/log-files/${linkId}/content`,
+          headers: withToken(agent, headers),
+        });
+        expect(response.status).toBe(404);
+        expect(response.json?.['error']).toBe('not_found');
+        expect(response.text).not.toContain('TOP SECRET');
+      }
+    } finally {
+      fs.unlinkSync(path.join(agent.paths.logs, linkId));
+    }
   });
 });

@@ -11,7 +11,9 @@ import path from 'node:path';
 import type { BrowserWindowConstructorOptions, CookiesSetDetails } from 'electron';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../agent/log/logger.js';
-import { CONSOLE_SESSION_COOKIE, ConsolePaths, type SessionResponse } from '../../shared/console-api.js';
+import { ConsolePaths, consoleSessionCookie, type SessionResponse } from '../../shared/console-api.js';
+
+const COOKIE = consoleSessionCookie(4495);
 import {
   ConsoleSessionError,
   readConsoleToken,
@@ -66,8 +68,9 @@ beforeAll(async () => {
       return;
     }
     const body: SessionResponse = {
-      cookieName: CONSOLE_SESSION_COOKIE,
+      cookieName: COOKIE,
       cookieValue: 'session-' + seen.length,
+      sessionKey: 'key-' + seen.length,
       expiresAt: new Date(Date.now() + 8 * 3600_000).toISOString(),
     };
     res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify(body));
@@ -96,7 +99,8 @@ function tokenFile(contents = TOKEN + '\n'): string {
 describe('console session request', () => {
   it('POSTs to /api/sessions with the bearer token and a loopback Host', async () => {
     const session = await requestConsoleSession(consoleUrl, TOKEN);
-    expect(session.cookieName).toBe(CONSOLE_SESSION_COOKIE);
+    expect(session.cookieName).toBe(COOKIE);
+    expect(session.sessionKey).toBe('key-1');
     expect(seen).toEqual([
       {
         method: 'POST',
@@ -142,9 +146,9 @@ describe('console session request', () => {
 
   it('builds the cookie as the console would: host-only, HttpOnly, SameSite=Strict, expiring with the session', () => {
     const expiresAt = '2030-01-01T08:00:00.000Z';
-    expect(sessionCookie(consoleUrl, { cookieName: 'vigil_console', cookieValue: 'abc', expiresAt })).toEqual({
+    expect(sessionCookie(consoleUrl, { cookieName: COOKIE, cookieValue: 'abc', sessionKey: 'k', expiresAt })).toEqual({
       url: consoleUrl,
-      name: 'vigil_console',
+      name: COOKIE,
       value: 'abc',
       path: '/',
       httpOnly: true,
@@ -231,11 +235,11 @@ function consoleWindow(target: () => { consoleUrl: string; tokenFile: string } |
 }
 
 describe('console window', () => {
-  it('sets the session cookie before it loads the console URL, which carries no secret', async () => {
+  it('sets the session cookie before it loads the console URL, whose fragment carries the session key and not the token', async () => {
     const file = tokenFile();
     const { cw, journal, windows, cookies } = consoleWindow(() => ({ consoleUrl, tokenFile: file }));
     expect(await cw.open()).toBe(true);
-    expect(journal).toEqual(['cookie vigil_console', 'create', `load ${consoleUrl}`, 'show']);
+    expect(journal).toEqual([`cookie ${COOKIE}`, 'create', `load ${consoleUrl}#session=key-1`, 'show']);
     expect(cookies[0]).toMatchObject({ url: consoleUrl, httpOnly: true, sameSite: 'strict' });
     expect(windows[0]!.options.webPreferences?.sandbox).toBe(true);
     expect(journal.join('\n')).not.toContain(TOKEN);
@@ -266,7 +270,7 @@ describe('console window', () => {
     await cw.open();
     expect(windows).toHaveLength(1);
     expect(seen.map((r) => r.authorization)).toEqual([`Bearer ${TOKEN}`, `Bearer ${NEXT_TOKEN}`]);
-    expect(journal).toEqual(['cookie vigil_console', `load ${consoleUrl}`, 'show', 'focus']);
+    expect(journal).toEqual([`cookie ${COOKIE}`, `load ${consoleUrl}#session=key-2`, 'show', 'focus']);
   });
 
   it('renews a session that is about to end before showing the window again', async () => {

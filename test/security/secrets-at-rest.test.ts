@@ -1,8 +1,8 @@
 /**
  * T21 and B07 (security.md §2.2, §8.1, §8.3): after a session that uses every kind of
  * credential — client secrets (body and Basic), access and refresh tokens (rotated, reused,
- * sent in the URL), console token, login link, session cookie, audit user password (right and
- * wrong) — neither the agent's log (at debug level) nor any file of its data directory holds
+ * sent in the URL), console token, login link, session cookie and key, audit user password
+ * (right and wrong) — neither the agent's log (at debug level) nor any file of its data directory holds
  * any of them in clear. The databases and settings hold keyed hashes only; the one exception is
  * the console token's own owner-only file.
  */
@@ -104,20 +104,22 @@ it('T21/B07 no secret or token in clear in the logs or the data directory after 
   const link = JSON.parse((await a.console({ method: 'POST', path: '/api/login-links' })).text) as { url: string };
   const code = new URL(link.url).searchParams.get('code')!;
   secrets.push(code);
-  const cookie = await new Promise<string>((resolve, reject) => {
+  const [cookie, sessionKey] = await new Promise<[string, string]>((resolve, reject) => {
     http
       .get(link.url, (res) => {
         res.resume();
-        resolve(
+        resolve([
           String(res.headers['set-cookie']?.[0] ?? '')
             .split(';')[0]!
             .split('=')[1]!,
-        );
+          String(res.headers.location ?? '').replace('/#session=', ''),
+        ]);
       })
       .on('error', reject);
   });
   expect(cookie.length).toBeGreaterThan(20);
-  secrets.push(cookie);
+  expect(sessionKey.length).toBeGreaterThan(20);
+  secrets.push(cookie, sessionKey);
   const consoleToken = fs.readFileSync(path.join(dataDir, 'secrets', 'console-token'), 'utf8').trim();
 
   expect(await a.stop()).toBe(0);

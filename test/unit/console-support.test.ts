@@ -1,13 +1,13 @@
 /**
- * Small pieces of the console: today's count across midnight, HTTP Range parsing for downloads,
- * visible control characters, and the activity search form turned into the audit FilterList.
+ * Small pieces of the console: today's count across midnight, visible control characters, and
+ * the activity search form turned into the audit FilterList. (HTTP Range parsing for downloads
+ * is test/unit/byte-range.test.ts, shared with the agent API.)
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { NewActivityRecord } from '../../shared/activity-record.js';
 import { AuditStore } from '../../agent/store/audit-store.js';
 import { TodayCount } from '../../agent/store/today-count.js';
-import { parseRange } from '../../agent/http/send-file.js';
 import { parseFilterListJson } from '../../shared/audit-filter-json.js';
 import { FilterError } from '../../shared/audit-filters.js';
 import { visibleText } from '../../renderer/src/safe-text.js';
@@ -54,25 +54,6 @@ describe('TodayCount', () => {
     } finally {
       store.close();
     }
-  });
-});
-
-describe('parseRange (RFC 9110 §14)', () => {
-  it.each([
-    [undefined, null],
-    ['bytes=0-9', { start: 0, end: 9 }],
-    ['bytes=90-', { start: 90, end: 99 }],
-    ['bytes=-10', { start: 90, end: 99 }],
-    ['bytes=-500', { start: 0, end: 99 }],
-    ['bytes=50-5000', { start: 50, end: 99 }],
-    ['bytes=100-', 'unsatisfiable'],
-    ['bytes=-0', 'unsatisfiable'],
-    ['bytes=9-3', null],
-    ['bytes=0-1,5-6', null],
-    ['items=0-1', null],
-    ['bytes=-', null],
-  ])('%s of a 100-byte file → %j', (header, expected) => {
-    expect(parseRange(header, 100)).toEqual(expected);
   });
 });
 

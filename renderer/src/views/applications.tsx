@@ -328,7 +328,7 @@ export function ApplicationsPage() {
       {modal?.kind === 'secret' ? (
         <ConfirmDialog
           title={`New secret for “${modal.client.name}”?`}
-          text="The current secret stops working at once. Tokens the application already has keep working."
+          text="The current secret stops working at once, and so do all the tokens already issued with it: the application must sign in again with the new secret."
           action="Generate new secret"
           onClose={close}
           onConfirm={async () => {
