@@ -73,7 +73,7 @@ export class FolderLister {
   }
 
   /** Counts `n` entries of work; yields to the event loop once a turn's share is done. */
-  async worked(n: number): Promise<void> {
+  private async worked(n: number): Promise<void> {
     this.sinceYield += n;
     if (this.sinceYield < this.entriesPerTurn) return;
     this.sinceYield = 0;
@@ -95,13 +95,14 @@ export class FolderLister {
       }
       for (const name of names) {
         const p = path.join(dir, name);
-        if (!this.o.covers(p)) continue;
-        const entry = this.fs.entry(p);
-        if (!entry) continue;
-        into.set(p, entry);
-        if (entry.dir) stack.push(p);
+        if (this.o.covers(p)) {
+          const entry = this.fs.entry(p);
+          if (entry) into.set(p, entry);
+          if (entry?.dir) stack.push(p);
+        }
+        if (++this.sinceYield >= this.entriesPerTurn) await this.worked(0);
       }
-      await this.worked(names.length + 1);
+      await this.worked(1);
     }
   }
 
@@ -163,7 +164,7 @@ export class FolderLister {
       else if (!tree.get(path.dirname(p))?.dir) continue;
       const entry = this.fs.entry(p);
       if (entry) after.set(p, entry);
-      await this.worked(1);
+      if (++this.sinceYield >= this.entriesPerTurn) await this.worked(0);
     }
   }
 
