@@ -220,6 +220,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       marks,
       groups: options.localGroups ?? platformGroups(),
       index,
+      committed: (records) => activity.pipeline.committedElsewhere(records),
     });
 
     const s = settings.current;

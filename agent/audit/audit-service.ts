@@ -3,7 +3,7 @@
  * continue a mark, write records. The Koa app (audit-app.ts) parses requests into these calls
  * and shapes their results.
  */
-import type { NewActivityRecord } from '../../shared/activity-record.js';
+import type { ActivityRecord, NewActivityRecord } from '../../shared/activity-record.js';
 import { canonicalConditions, sameConditions, type FilterCondition } from '../../shared/audit-filters.js';
 import { compileSearch } from '../store/audit-query.js';
 import { AuditDatabaseError, type AuditReader } from '../store/audit-reader.js';
@@ -20,6 +20,11 @@ export interface AuditServiceDeps {
   marks: MarkCodec;
   groups: GroupResolver;
   index?: SearchIndex;
+  /**
+   * After COMMIT of records written here: the pipeline's after-commit path (live feed, outputs
+   * that take them), so every record reaches its readers the same way whatever its source.
+   */
+  committed?: (records: readonly ActivityRecord[]) => void;
   now?: () => number;
 }
 
@@ -128,14 +133,17 @@ export class AuditService {
    * Stores the records in one transaction (all or nothing), in the writer thread
    * (store/audit-writer.ts), and resolves once they are committed. A problem with the file is a
    * ServerError naming it; the writer opens the file again before the next batch, so writes
-   * recover by themselves once the file is back.
+   * recover by themselves once the file is back. Once committed, the records go to `committed`
+   * (the live feed), like the pipeline's.
    */
   async write(records: readonly NewActivityRecord[]): Promise<void> {
+    let stored: ActivityRecord[];
     try {
-      await this.deps.writer.write(records);
+      stored = await this.deps.writer.write(records);
     } catch (error) {
       throw error instanceof AuditWriteFailure ? new AuditDatabaseError(error.message) : error;
     }
     this.deps.index?.poke();
+    this.deps.committed?.(stored);
   }
 }

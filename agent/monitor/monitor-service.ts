@@ -15,6 +15,7 @@ import type { Logger } from '../log/logger.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
 import type { MonitorStateTable } from '../store/monitor-state.js';
 import type { StatusRegistry } from '../status/status-registry.js';
+import type { ActivitySource } from './activity-source.js';
 import { normaliseCoverage } from './coverage.js';
 import { FileActivitySource, type FileActivitySourceOptions } from './file-activity-source.js';
 import type { LocalAccount } from './local-account.js';
@@ -34,7 +35,7 @@ export interface MonitorServiceOptions {
 
 interface Running {
   key: string;
-  source: FileActivitySource;
+  source: ActivitySource;
 }
 
 /** What, when changed, needs the source restarted (comment and the like do not). */
@@ -78,7 +79,7 @@ export class MonitorService {
   }
 
   /** The running source of a host (tests and benchmarks). */
-  source(hostId: string): FileActivitySource | undefined {
+  source(hostId: string): ActivitySource | undefined {
     return this.running.get(hostId)?.source;
   }
 

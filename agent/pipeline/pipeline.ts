@@ -1,8 +1,10 @@
 /**
  * The activity pipeline (DESIGN.md §1, §6): sources submit normalised records; a bounded queue
  * holds them; a batch writer stores each batch in one transaction together with the state
- * derived from it (file snapshot, log file positions) and the log file lines; after COMMIT the
- * other outputs (syslog) and the live feed receive the batch.
+ * derived from it (a submission's `commitWith`: the source's file snapshot; the log file
+ * positions) and the log file lines; after COMMIT the other outputs (syslog) and the live feed
+ * receive the batch. Records committed by another writer (the audit API's writer thread) take
+ * the same after-commit path through `committedElsewhere` (docs/activity-pipeline.md).
  *
  * Nothing accepted is lost: `submit` resolves only after COMMIT; when the queue is full,
  * submitters wait (backpressure) instead of records being dropped; a batch that fails for a
@@ -110,6 +112,17 @@ export class Pipeline {
       if (this.waiting.length === 0 && this.fits(entry)) this.enqueue(entry);
       else this.waiting.push(entry);
     });
+  }
+
+  /**
+   * Records another writer has committed (the audit API's, in its own thread) go to the same
+   * after-commit steps as a batch of the pipeline: outputs that take them, statistics, the live
+   * feed. They belong to no host, so host outputs (log files, syslog) leave them out.
+   */
+  committedElsewhere(records: readonly ActivityRecord[]): void {
+    if (records.length === 0) return;
+    const stored = records.map((record): StoredItem => ({ record, timeMs: Date.parse(record.When), stored: record }));
+    this.afterCommit(stored);
   }
 
   /** Shorthand for `submit({ items })`. */

@@ -8,7 +8,7 @@
  * the file was replaced or after a failure; a missing file is never created here.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { NewActivityRecord } from '../../shared/activity-record.js';
+import type { ActivityRecord, NewActivityRecord } from '../../shared/activity-record.js';
 import { AuditStore } from './audit-store.js';
 import { databaseFileProblem } from './database-file.js';
 import { describeSqliteError } from './sqlite-error.js';
@@ -17,16 +17,16 @@ export interface WriteJob {
   id: number;
   records: NewActivityRecord[];
 }
-export type WriteReply = { id: number; stored: number } | { id: number; failure: string };
+export type WriteReply = { id: number; stored: ActivityRecord[] } | { id: number; failure: string };
 
 const port = parentPort!;
 const file = (workerData as { file: string }).file;
 let store: AuditStore | null = null;
 
-function write(records: NewActivityRecord[]): number {
+function write(records: NewActivityRecord[]): ActivityRecord[] {
   if (store) store.reopenIfReplaced();
   else store = AuditStore.openExisting({ file });
-  return store.insertBatch(records).length;
+  return store.insertBatch(records);
 }
 
 port.on('message', (job: WriteJob) => {

@@ -10,7 +10,7 @@
  * batch is committed (synchronous=FULL) and rejects with an AuditWriteFailure naming the problem.
  */
 import type { Worker } from 'node:worker_threads';
-import type { NewActivityRecord } from '../../shared/activity-record.js';
+import type { ActivityRecord, NewActivityRecord } from '../../shared/activity-record.js';
 import { startModuleWorker } from '../util/module-worker.js';
 import type { WriteJob, WriteReply } from './audit-writer-worker.js';
 
@@ -20,7 +20,7 @@ export class AuditWriteFailure extends Error {}
 const CLOSE_WAIT_MS = 10_000;
 
 interface Pending {
-  resolve: (stored: number) => void;
+  resolve: (stored: ActivityRecord[]) => void;
   reject: (error: Error) => void;
 }
 
@@ -58,8 +58,8 @@ export class AuditWriter {
     }
   }
 
-  /** Stores `records` in one transaction; resolves with how many were stored. */
-  write(records: readonly NewActivityRecord[]): Promise<number> {
+  /** Stores `records` in one transaction; resolves with them as stored (RID assigned). */
+  write(records: readonly NewActivityRecord[]): Promise<ActivityRecord[]> {
     if (this.closed) return Promise.reject(new AuditWriteFailure('the agent is stopping'));
     const worker = this.ensureWorker();
     const id = this.nextId++;

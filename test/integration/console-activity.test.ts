@@ -42,6 +42,7 @@ beforeAll(async () => {
   agent = await startTestAgent({ activity: TEST_TIMINGS, auditStepMs: 0 });
   agent.store.insertBatch(seed());
   await agent.audit.users.add({ name: 'reader', roles: ['reader'], password: 'reader password' });
+  await agent.audit.users.add({ name: 'writer', roles: ['contributor'], password: 'writer password' });
   audit = new AuditClient(agent, 'reader:reader password');
   await agent.activity.changeRecorder.flush(); // the user's self-audit record is in before the tests look
 });
@@ -174,6 +175,35 @@ describe('live feed', () => {
     } finally {
       feed.close();
       await agent.monitoring.resume('test');
+    }
+  });
+
+  it('streams records written through the audit API, as stored, once committed', async () => {
+    const feed = await SseReader.open(agent, '/api/activity/feed');
+    const writer = new AuditClient(agent, 'writer:writer password');
+    try {
+      await feed.waitFor('ready');
+      const response = await writer.postJson('activity_records/', [
+        {
+          Who: 'CORP\\siem',
+          Action: 'Modified',
+          What: 'feed-check',
+          When: '2026-11-24T10:00:00+01:00',
+          Where: 'srv',
+          ObjectType: 'File',
+        },
+      ]);
+      expect(response.status, response.body).toBe(200);
+      const event = await feed.waitFor('records', (d) => (d as ActivityRecord[]).some((r) => r.What === 'feed-check'));
+      const record = (event.data as ActivityRecord[]).find((r) => r.What === 'feed-check')!;
+      expect(record).toMatchObject({ Who: 'CORP\\siem', DataSource: 'Vigil API', When: '2026-11-24T09:00:00Z' });
+      expect(record.RID).toMatch(/^\d{17}[0-9A-F]{32}$/);
+      // The same record as the audit API's search returns: what was committed, not the input.
+      const [found] = await auditApiSearch({ What: 'feed-check' });
+      expect(found?.RID).toBe(record.RID);
+    } finally {
+      writer.close();
+      feed.close();
     }
   });
 });

@@ -135,6 +135,33 @@ describe('Pipeline', () => {
     await pipeline.write([item(4)]);
     expect(seen).toEqual(['/w/file-1', '/w/file-2', '/w/file-3']);
   });
+
+  it('gives records committed by another writer the same after-commit path, with no host', () => {
+    const store = openStore();
+    const handed: StoredItem[] = [];
+    const outputs: OutputStage = {
+      writeInTransaction: () => undefined,
+      rollback: () => undefined,
+      committed: (items) => handed.push(...items),
+    };
+    const counted: StoredItem[] = [];
+    const pipeline = new Pipeline({
+      store,
+      outputs,
+      log: silentLogger,
+      onCommitted: (items) => counted.push(...items),
+    });
+    const seen: string[] = [];
+    pipeline.feed.subscribe((records) => seen.push(...records.map((r) => r.What)));
+    const [stored] = store.insertBatch([{ ...item(7).record, DataSource: 'Vigil API' }]);
+    pipeline.committedElsewhere([stored!]);
+    expect(seen).toEqual(['/w/file-7']);
+    expect(handed).toHaveLength(1);
+    expect(handed[0]).toMatchObject({ stored, timeMs: Date.parse(stored!.When) });
+    expect(handed[0]!.hostId).toBeUndefined();
+    expect(counted).toHaveLength(1);
+    expect(pipeline.stats().committedRecords).toBe(0);
+  });
 });
 
 describe('LiveFeed.stream', () => {
