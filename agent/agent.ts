@@ -57,6 +57,7 @@ import { SearchIndex } from './store/search-index.js';
 import { MarkCodec } from './audit/continuation-mark.js';
 import { AuditService } from './audit/audit-service.js';
 import { BodyParsePool } from './audit/body-parse-pool.js';
+import { TurnQueue } from './util/turn-queue.js';
 import { AuditUserService } from './users/audit-user-service.js';
 import { platformGroups, type GroupResolver } from './platform/local-groups.js';
 import type { MonitoringControl } from './monitor/monitoring-control.js';
@@ -200,7 +201,10 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       log: log.child('search-index'),
     });
     cleanups.push(() => index.stop());
+    // One scheduler for all stepwise work of the audit API and the console's searches.
+    const turns = new TurnQueue();
     const reader = new AuditReader({
+      turns,
       file: paths.auditDb,
       searchFile: paths.auditSearchDb,
       ...(options.auditStepMs !== undefined ? { stepMs: options.auditStepMs } : {}),
@@ -278,6 +282,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       service: auditService,
       reader,
       parsePool,
+      turns,
     });
     const eventLoop = new EventLoopMonitor();
     cleanups.push(async () => eventLoop.stop());

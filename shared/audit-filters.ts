@@ -56,6 +56,17 @@ export const MAX_VALUE_LENGTH = 4096;
 export const MAX_CONDITIONS = 64;
 /** Characters of all values of one search together; keeps continuation marks small. */
 export const MAX_TOTAL_VALUE_LENGTH = 16_384;
+/**
+ * Substring tests (Contains, DoesNotContain) cost the length of the value times the length of
+ * the field text they look at (store/text-match.ts); these two caps keep one record's test to a
+ * few milliseconds (docs/audit-api.md "Limits"). A substring worth searching for is a word, a
+ * name or a path component, not a paragraph.
+ */
+export const MAX_SUBSTRING_LENGTH = 256;
+/** Characters of the Contains and DoesNotContain values of one search together. */
+export const MAX_SUBSTRING_TOTAL = 1024;
+const SUBSTRING_OPERATORS: ReadonlySet<Operator> = new Set<Operator>(['Contains', 'DoesNotContain']);
+export const isSubstringOperator = (operator: Operator): boolean => SUBSTRING_OPERATORS.has(operator);
 
 const text = (maxLength = MAX_VALUE_LENGTH): FilterSpec => ({
   operators: TEXT_OPERATORS,
@@ -189,6 +200,12 @@ export function textCondition(
   if (value.length > max) {
     throw new FilterError(`the value of filter ${filter} is longer than ${max} characters`, location);
   }
+  if (isSubstringOperator(operator) && value.length > MAX_SUBSTRING_LENGTH) {
+    throw new FilterError(
+      `the ${operator} value of filter ${filter} is longer than ${MAX_SUBSTRING_LENGTH} characters`,
+      location,
+    );
+  }
   return { filter, operator, value };
 }
 
@@ -250,12 +267,27 @@ function checkTime(value: string, location: string): number {
 /** Adds a condition, enforcing the per-search limit. */
 export function pushCondition(list: FilterCondition[], condition: FilterCondition, location: string): void {
   if (list.length >= MAX_CONDITIONS) {
-    throw new FilterError(`a search may hold at most ${MAX_CONDITIONS} filter values`, location);
+    throw new FilterError(
+      `a search may hold at most ${MAX_CONDITIONS} filter values (reached at filter ${condition.filter})`,
+      location,
+    );
   }
   const size = (c: FilterCondition): number => JSON.stringify(c.value).length;
   if (list.reduce((sum, c) => sum + size(c), size(condition)) > MAX_TOTAL_VALUE_LENGTH) {
     throw new FilterError(
       `the filter values of a search may hold at most ${MAX_TOTAL_VALUE_LENGTH} characters`,
+      location,
+    );
+  }
+  const substring = (c: FilterCondition): number =>
+    isSubstringOperator(c.operator) && typeof c.value === 'string' ? c.value.length : 0;
+  if (
+    substring(condition) > 0 &&
+    list.reduce((sum, c) => sum + substring(c), substring(condition)) > MAX_SUBSTRING_TOTAL
+  ) {
+    throw new FilterError(
+      `the Contains and DoesNotContain values of a search may hold at most ${MAX_SUBSTRING_TOTAL} characters ` +
+        `together (reached at filter ${condition.filter})`,
       location,
     );
   }

@@ -11,7 +11,7 @@ import Koa from 'koa';
 import type { Logger } from '../log/logger.js';
 import type { AuditUserService } from '../users/audit-user-service.js';
 import type { AuditRole } from '../config/settings-schema.js';
-import { sharedTurns } from '../util/turn-queue.js';
+import type { TurnQueue } from '../util/turn-queue.js';
 import { AuditDatabaseError, PageCancelled } from '../store/audit-reader.js';
 import { AuditError, EmptyResponse, ErrorCodes, serverError } from './audit-errors.js';
 import { AUDIT_LIMITS, type AuditLimits } from './audit-limits.js';
@@ -37,6 +37,8 @@ export interface AuditAppDeps {
   service: AuditService;
   reader: AuditReader;
   parsePool: BodyParsePool;
+  /** The scheduler shared with the reader's searches and the page streams (turn-queue.ts). */
+  turns: TurnQueue;
   limits?: AuditLimits;
   limiter?: LoginLimiter;
 }
@@ -169,14 +171,14 @@ export function buildAuditApp(deps: AuditAppDeps): Koa {
       position = deps.service.start([]);
     } else if (endpoint === 'enum') {
       const bytes = await readBody(ctx.req, limits.readBodyBytes);
-      await sharedTurns.turn(); // see below
+      await deps.turns.turn(); // see below
       incomingMark = query.format === 'json' ? markFromJson(jsonBody(bytes)) : markFromXml(xmlBody(bytes), profile);
       position = deps.service.resume(incomingMark, '/ContinuationMark');
     } else {
       const bytes = await readBody(ctx.req, limits.readBodyBytes);
       // Parsing and compiling take turns with the searches' steps: 200 requests whose bodies
       // arrived together were all parsed in one turn of the loop, holding it 100+ ms (L04).
-      await sharedTurns.turn();
+      await deps.turns.turn();
       const request =
         bytes.length === 0
           ? { conditions: null, mark: null }
@@ -209,6 +211,7 @@ export function buildAuditApp(deps: AuditAppDeps): Koa {
     ctx.type = query.format === 'json' ? 'application/json; charset=utf-8' : 'application/xml; charset=utf-8';
     const recordPage = {
       reader: deps.reader,
+      turns: deps.turns,
       seqs: page.seqs,
       format: query.format,
       profile,

@@ -6,8 +6,8 @@
 import { Readable } from 'node:stream';
 import { rawToRecord } from '../store/raw-record.js';
 import type { AuditReader } from '../store/audit-reader.js';
+import type { TurnQueue } from '../util/turn-queue.js';
 import type { VendorProfile } from './vendor-profile.js';
-import { sharedTurns } from '../util/turn-queue.js';
 import {
   RECORD_LIST_JSON_HEAD,
   RECORD_LIST_XML_TAIL,
@@ -26,6 +26,8 @@ export interface RecordPage {
   format: WireFormat;
   profile: VendorProfile;
   mark: string | null;
+  /** Where the slices take turns with searches and other streams: the reader's queue by default. */
+  turns?: TurnQueue;
   /** JSON slices already requested (read-ahead.ts), one per SLICE records of `seqs`. */
   prepared?: Array<Promise<Buffer>>;
 }
@@ -62,6 +64,7 @@ async function* chunks(page: RecordPage): AsyncGenerator<string | Buffer> {
   const json = page.format === 'json';
   yield json ? RECORD_LIST_JSON_HEAD : recordListXmlHead(page.profile, page.mark);
   const slices = pageSlices(page.seqs);
+  const turns = page.turns ?? page.reader.turns;
   if (json) {
     const prepared = page.prepared && page.prepared.length === slices.length ? page.prepared : null;
     prepared?.forEach((p) => p.catch(() => undefined)); // awaited below; not an unhandled rejection meanwhile
@@ -75,7 +78,7 @@ async function* chunks(page: RecordPage): AsyncGenerator<string | Buffer> {
         yield bytes;
         first = false;
       }
-      await sharedTurns.turn(); // one slice per turn among all streams and searches
+      await turns.turn(); // one slice per turn among all streams and searches
     }
   } else {
     for (const slice of slices) {
@@ -83,7 +86,7 @@ async function* chunks(page: RecordPage): AsyncGenerator<string | Buffer> {
       let out = '';
       for (const row of page.reader.fetchRaw(slice)) out += recordXml(rawToRecord(row));
       yield out;
-      await sharedTurns.turn(); // one slice per turn among all streams and searches
+      await turns.turn(); // one slice per turn among all streams and searches
     }
   }
   yield json ? recordListJsonTail(page.mark) : RECORD_LIST_XML_TAIL;

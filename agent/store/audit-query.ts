@@ -5,8 +5,13 @@
  * escape `%`, `_` and `\`.
  *
  * Case-insensitive matching: SQLite's LIKE folds ASCII letters only, which is exact when the
- * value is ASCII. A value with other characters is compared through `vigil_fold` (JavaScript's
- * toLowerCase, registered on the reading connection), slower but right for "Müller".
+ * value is ASCII. Values with other characters ("Müller"), and every Detail, Before and After
+ * condition, are tested by JavaScript functions registered on the reading connection
+ * (text-match.ts): one call per filter and record, however many values the filter has.
+ *
+ * Cost per record is bounded (docs/audit-api.md "Limits"): a substring LIKE looks at the first
+ * SUBSTRING_WINDOW characters of its field, EndsWith compares the field's last characters only,
+ * and the value caps of audit-filters.ts bound the rest.
  */
 import {
   groupConditions,
@@ -18,8 +23,14 @@ import {
 } from '../../shared/audit-filters.js';
 import { whenRange, workingHoursWindow } from '../../shared/audit-when.js';
 import { containsExpression } from './search-text.js';
-
-export const FOLD_FUNCTION = 'vigil_fold';
+import {
+  DETAILS_FUNCTION,
+  FOLD_FUNCTION,
+  MATCH_FUNCTION,
+  SUBSTRING_WINDOW,
+  type DetailsSpec,
+  type TextTest,
+} from './text-match.js';
 
 export interface CompiledSearch {
   /** SQL boolean expression over `a` (activity_records); `1` when there is no condition. */
@@ -87,36 +98,55 @@ class Builder {
     return '?';
   }
 
-  /** `expr` matches `value` under a positive operator, NULL counting as the empty string. */
+  /** `expr` matches the ASCII `value` under a positive operator, NULL counting as the empty string. */
   like(expr: string, operator: Operator, value: string): string {
-    const ascii = isAscii(value);
-    const target = ascii ? `coalesce(${expr}, '')` : `${FOLD_FUNCTION}(coalesce(${expr}, ''))`;
-    const pattern = likePattern(operator, ascii ? value : value.toLowerCase());
-    return `${target} LIKE ${this.bind(pattern)} ESCAPE '\\'`;
+    const field = `coalesce(${expr}, '')`;
+    if (operator === 'EndsWith') {
+      // The field's last characters, compared for equality: linear in the value's length.
+      return `substr(${field}, -${this.bind(Array.from(value).length)}) LIKE ${this.bind(escapeLike(value))} ESCAPE '\\'`;
+    }
+    const target = operator === 'Contains' ? `substr(${field}, 1, ${SUBSTRING_WINDOW})` : field;
+    return `${target} LIKE ${this.bind(likePattern(operator, value))} ESCAPE '\\'`;
   }
 
-  text(condition: TextCondition): string {
-    const { filter, operator, value } = condition;
-    if (operator === 'InGroup' || operator === 'NotInGroup') {
-      const members = this.options.groupMembers?.(value) ?? [];
-      const ascii = members.every(isAscii);
-      const who = ascii ? 'lower(a.who)' : `${FOLD_FUNCTION}(a.who)`;
-      const test = `${who} IN (SELECT value FROM json_each(${this.bind(JSON.stringify(members))}))`;
-      return operator === 'InGroup' ? test : `NOT (${test})`;
-    }
-    const positive = positiveOf(operator);
-    const negate = positive !== operator;
-    let test: string;
+  /** One call testing `expr` against every test (text-match.ts). */
+  match(expr: string, tests: TextTest[]): string {
+    return `${MATCH_FUNCTION}(${expr}, ${this.bind(JSON.stringify(tests))})`;
+  }
+
+  groupTest(condition: TextCondition): string {
+    const { operator, value } = condition;
+    const members = this.options.groupMembers?.(value) ?? [];
+    const ascii = members.every(isAscii);
+    const who = ascii ? 'lower(a.who)' : `${FOLD_FUNCTION}(a.who)`;
+    const test = `${who} IN (SELECT value FROM json_each(${this.bind(JSON.stringify(members))}))`;
+    return operator === 'InGroup' ? test : `NOT (${test})`;
+  }
+
+  /**
+   * The positive tests of one text filter, ORed: ASCII values as LIKE each, the others in one
+   * JavaScript call that folds the field once. Null when there is none.
+   */
+  anyText(filter: TextFilter, conditions: readonly TextCondition[]): string | null {
+    if (conditions.length === 0) return null;
+    const tests = conditions.map((c): TextTest => [positiveOf(c.operator) as TextTest[0], c.value]);
     if (filter === 'Detail' || filter === 'Before' || filter === 'After') {
-      const fields = DETAIL_FIELDS[filter].map((field) => this.like(`d.value ->> '${field}'`, positive, value));
-      test = `EXISTS (SELECT 1 FROM json_each(a.details) AS d WHERE ${fields.join(' OR ')})`;
-    } else if (filter === 'RID' && positive === 'Equals') {
-      // RIDs are upper-case hex (rid.ts): equality on the unique index.
-      test = `a.rid = ${this.bind(value.toUpperCase())}`;
-    } else {
-      test = this.like(COLUMNS[filter], positive, value);
+      const spec: DetailsSpec = { fields: DETAIL_FIELDS[filter], tests };
+      return `${DETAILS_FUNCTION}(a.details, ${this.bind(JSON.stringify(spec))})`;
     }
-    return negate ? `NOT (${test})` : test;
+    const parts: string[] = [];
+    const folded: TextTest[] = [];
+    for (const [operator, value] of tests) {
+      if (filter === 'RID' && operator === 'Equals') {
+        parts.push(`a.rid = ${this.bind(value.toUpperCase())}`); // upper-case hex (rid.ts): the unique index
+      } else if (isAscii(value)) {
+        parts.push(this.like(COLUMNS[filter], operator, value));
+      } else {
+        folded.push([operator, value]);
+      }
+    }
+    if (folded.length > 0) parts.push(this.match(`coalesce(${COLUMNS[filter]}, '')`, folded));
+    return parts.length === 1 ? parts[0]! : `(${parts.join(' OR ')})`;
   }
 
   condition(condition: FilterCondition): string {
@@ -135,13 +165,25 @@ class Builder {
       const test = `(${tod} >= ${this.bind(window.from)} ${joiner} ${tod} < ${this.bind(window.to)})`;
       return condition.operator === 'Equals' ? test : `NOT ${test}`;
     }
-    return this.text(condition);
+    if (condition.operator === 'InGroup' || condition.operator === 'NotInGroup') return this.groupTest(condition);
+    const test = this.anyText(condition.filter, [condition])!;
+    return positiveOf(condition.operator) === condition.operator ? test : `NOT (${test})`;
   }
 
   group(group: FilterGroup): string {
     const parts: string[] = [];
-    if (group.anyOf.length > 0) parts.push(`(${group.anyOf.map((c) => this.condition(c)).join(' OR ')})`);
-    for (const condition of group.noneOf) parts.push(this.condition(condition));
+    const isPlainText = (c: FilterCondition): c is TextCondition =>
+      c.filter !== 'When' && c.filter !== 'WorkingHours' && c.operator !== 'InGroup' && c.operator !== 'NotInGroup';
+    const filter = group.filter as TextFilter;
+    // Positive values: any may match. The text ones share one test of the field.
+    const anyOf = group.anyOf.filter((c) => !isPlainText(c)).map((c) => this.condition(c));
+    const anyText = this.anyText(filter, group.anyOf.filter(isPlainText));
+    if (anyText !== null) anyOf.push(anyText);
+    if (anyOf.length > 0) parts.push(`(${anyOf.join(' OR ')})`);
+    // Negative values: none may match, that is NOT (any of their positive forms).
+    for (const condition of group.noneOf.filter((c) => !isPlainText(c))) parts.push(this.condition(condition));
+    const noneText = this.anyText(filter, group.noneOf.filter(isPlainText));
+    if (noneText !== null) parts.push(`NOT (${noneText})`);
     return parts.join(' AND ');
   }
 }

@@ -7,17 +7,20 @@
  * records with seq > after". Records are never changed after insertion and seq only grows, so
  * pages never repeat or skip a record, even while records are being written.
  *
- * Work is bounded per synchronous step (security.md §0.11): candidates come from the substring
- * index in slices, the rest is scanned in `seq` windows sized to a few milliseconds each, and the
- * loop yields to the event loop between steps.
+ * Work is bounded per synchronous step (docs/architecture.md "Concurrency model"): candidates
+ * come from the substring index and are verified in batches, the rest is scanned in `seq`
+ * windows; both are sized from the time measured (step-size.ts), and the walk yields to the
+ * event loop between steps.
  *
  * Failures: a missing file, a damaged header, a lock — any SQLite failure — closes the connection
  * and surfaces as AuditDatabaseError; the next call opens the database again, so the API recovers
  * by itself once the file is back.
  */
 import Database from 'better-sqlite3';
-import { sharedTurns } from '../util/turn-queue.js';
-import { FOLD_FUNCTION, type CompiledSearch } from './audit-query.js';
+import { TurnQueue } from '../util/turn-queue.js';
+import type { CompiledSearch } from './audit-query.js';
+import { StepSize } from './step-size.js';
+import { registerTextFunctions } from './text-match.js';
 import { fileIdentity, sameFile } from './search-indexer.js';
 import { SEARCH_TABLE } from './search-index-schema.js';
 import { databaseFileProblem } from './database-file.js';
@@ -40,6 +43,11 @@ export interface AuditReaderOptions {
   busyTimeoutMs?: number;
   /** Target duration of one synchronous step. */
   stepMs?: number;
+  /**
+   * The scheduler searches share with the page streams and request parsing (the agent passes
+   * one for all); a reader of its own by default.
+   */
+  turns?: TurnQueue;
 }
 
 export interface PageResult {
@@ -80,26 +88,19 @@ export type RawRecordRow = [
  */
 const CANDIDATE_SLICE = 500;
 const DEFAULT_STEP_MS = 5;
-const MIN_WINDOW = 1024;
-const MAX_WINDOW = 1 << 20;
-const FIRST_WINDOW = 16_384;
-
 /**
- * The next scan window of one search: the `seq` range its last step covered, scaled to the
- * step time wanted. Kept per search (a window learnt by a cheap predicate, or by a step that
- * its LIMIT ended early, made another search's next step run for 100+ ms under load) and grown
- * at most twofold per step, so one fast step cannot make the next one long.
+ * Scan windows are kept per search (a window learnt by a cheap predicate, or by a step that its
+ * LIMIT ended early, made another search's next step run for 100+ ms under load), start at one
+ * record and grow at most twofold per statement (step-size.ts).
  */
-function nextWindow(window: number, covered: number, tookMs: number, targetMs: number): number {
-  const rate = Math.max(covered, 1) / Math.max(tookMs, 0.25);
-  return Math.min(MAX_WINDOW, 2 * window, Math.max(MIN_WINDOW, Math.round(rate * targetMs)));
-}
+const MAX_WINDOW = 1 << 20;
 const ATTACH_RETRY_MS = 2000;
 
 const isSqliteFailure = (error: unknown): boolean =>
   (error as { code?: unknown })?.code !== undefined || error instanceof TypeError;
 
-interface Connection {
+/** The reader's connection to the audit database (and the attached index). */
+export interface Connection {
   db: Database.Database;
   id: ReturnType<typeof fileIdentity>;
   statements: Map<string, Database.Statement>;
@@ -111,7 +112,12 @@ export class AuditReader {
   private conn: Connection | null = null;
   private closed = false;
 
-  constructor(private readonly options: AuditReaderOptions) {}
+  /** Where searches and page streams wait for their turn of the event loop (turn-queue.ts). */
+  readonly turns: TurnQueue;
+
+  constructor(private readonly options: AuditReaderOptions) {
+    this.turns = options.turns ?? new TurnQueue();
+  }
 
   /** Runs `work` on a healthy connection; any database failure closes it and becomes AuditDatabaseError. */
   private use<T>(work: (conn: Connection) => T): T {
@@ -141,9 +147,7 @@ export class AuditReader {
         timeout: this.options.busyTimeoutMs ?? 250,
       });
       try {
-        db.function(FOLD_FUNCTION, { deterministic: true }, (value: unknown) =>
-          typeof value === 'string' ? value.toLowerCase() : value,
-        );
+        registerTextFunctions(db);
         db.prepare('SELECT seq FROM activity_records LIMIT 0').all(); // fails now if the file is not ours
       } catch (error) {
         db.close();
@@ -212,20 +216,10 @@ export class AuditReader {
     }
   }
 
-  private candidates(conn: Connection, match: string, after: number, upto: number): number[] | null {
-    try {
-      const sql = `SELECT rowid FROM search.${SEARCH_TABLE} WHERE ${SEARCH_TABLE} MATCH ? AND rowid > ? AND rowid <= ?
-                   ORDER BY rowid LIMIT ${CANDIDATE_SLICE}`;
-      return this.statement(conn, sql).pluck().all(match, after, upto) as number[];
-    } catch {
-      this.detach(conn); // a damaged or vanished index: fall back to scanning
-      return null;
-    }
-  }
-
   /**
    * The next page of `search` after `after`: at most `count` records. `cancelled` is checked
-   * between steps (the client went away).
+   * between steps (the client went away). Records the index covers are found through its
+   * candidates, the newer ones by scanning.
    */
   async findPage(
     search: CompiledSearch,
@@ -233,76 +227,23 @@ export class AuditReader {
     count: number,
     cancelled: () => boolean = () => false,
   ): Promise<PageResult> {
-    const seqs: number[] = [];
     const { max, indexUpto } = this.use((conn) => {
       const top = (this.statement(conn, 'SELECT max(seq) FROM activity_records').pluck().get() as number) ?? 0;
       return { max: top, indexUpto: search.match ? Math.min(top, this.indexedUpto(conn)) : 0 };
     });
-    let cursor = after;
-    // Every step, the first included, waits for its turn among all concurrent searches (turn-queue.ts).
-    await sharedTurns.turn();
-    if (cancelled()) throw new PageCancelled();
-    let sliceStart = performance.now();
-    const pause = async (): Promise<void> => {
-      if (performance.now() - sliceStart < (this.options.stepMs ?? DEFAULT_STEP_MS)) return;
-      await sharedTurns.turn();
-      if (cancelled()) throw new PageCancelled();
-      sliceStart = performance.now();
-    };
-
-    // 1. Records the index covers: verify its candidates, a slice at a time.
-    if (search.match !== null) {
-      const verify = `SELECT a.seq FROM activity_records AS a
-                       WHERE a.seq IN (SELECT value FROM json_each(?)) AND (${search.where})
-                       ORDER BY a.seq LIMIT ?`;
-      while (cursor < indexUpto && seqs.length < count) {
-        const page = this.use((conn) => {
-          const found = this.candidates(conn, search.match!, cursor, indexUpto);
-          if (found === null) return null;
-          if (found.length === 0) return { rows: [] as number[], next: indexUpto };
-          const rows = this.statement(conn, verify)
-            .pluck()
-            .all(JSON.stringify(found), ...search.params, count - seqs.length) as number[];
-          return { rows, next: found.length < CANDIDATE_SLICE ? indexUpto : found[found.length - 1]! };
-        });
-        if (page === null) break; // index unusable now: scan from the cursor
-        seqs.push(...page.rows);
-        cursor = seqs.length >= count ? seqs[seqs.length - 1]! : page.next;
-        await pause();
-      }
-    }
-
-    // 2. The rest: scan `seq` windows with the full predicate.
-    const unfiltered = search.where === '1';
-    const scan = `SELECT a.seq FROM activity_records AS a NOT INDEXED
-                   WHERE a.seq > ? AND a.seq <= ? AND (${search.where})
-                   ORDER BY a.seq LIMIT ?`;
-    let window = FIRST_WINDOW;
-    while (cursor < max && seqs.length < count) {
-      const high = unfiltered ? max : Math.min(max, cursor + window);
-      const from = cursor;
-      const started = performance.now();
-      const rows = this.use(
-        (conn) =>
-          this.statement(conn, scan)
-            .pluck()
-            .all(cursor, high, ...search.params, count - seqs.length) as number[],
-      );
-      seqs.push(...rows);
-      cursor = seqs.length >= count ? seqs[seqs.length - 1]! : high;
-      if (!unfiltered)
-        window = nextWindow(window, cursor - from, performance.now() - started, this.options.stepMs ?? DEFAULT_STEP_MS);
-      await pause();
-    }
-    return { seqs, through: Math.max(cursor, after) };
+    const walk = new PageWalk(this, search, count, 1, after + 1, cancelled);
+    await walk.begin();
+    if (search.match !== null) await walk.verifyIndexed(indexUpto);
+    await walk.scan(max);
+    return { seqs: walk.seqs, through: Math.max(walk.next - 1, after) };
   }
 
   /**
    * The newest-first page of `search` among records with seq < `before` (the console's activity
    * search): at most `count` records, `seqs` descending. `through` is the lowest seq considered,
    * so the next (older) page asks for seq < through; 0 or less means the store is exhausted.
-   * Same bounded steps as findPage: unindexed recent records are scanned in windows, then the
-   * index's candidates are verified a slice at a time, newest first.
+   * The same steps as findPage, the other way: records newer than the index reaches are scanned,
+   * then the index's candidates are verified, newest first.
    */
   async findPageBefore(
     search: CompiledSearch,
@@ -310,7 +251,6 @@ export class AuditReader {
     count: number,
     cancelled: () => boolean = () => false,
   ): Promise<PageResult> {
-    const seqs: number[] = [];
     const { top, bottom, indexUpto } = this.use((conn) => {
       const row = this.statement(conn, 'SELECT max(seq) AS top, min(seq) AS bottom FROM activity_records').get() as {
         top: number | null;
@@ -322,82 +262,34 @@ export class AuditReader {
         indexUpto: search.match ? Math.min(row.top ?? 0, this.indexedUpto(conn)) : 0,
       };
     });
-    // `cursor` is the highest seq not yet considered.
-    let cursor = Math.min(before - 1, top);
-    let sliceStart = performance.now();
-    const pause = async (): Promise<void> => {
-      if (performance.now() - sliceStart < (this.options.stepMs ?? DEFAULT_STEP_MS)) return;
-      await sharedTurns.turn();
-      if (cancelled()) throw new PageCancelled();
-      sliceStart = performance.now();
-    };
-    const unfiltered = search.where === '1';
-    const scan = `SELECT a.seq FROM activity_records AS a NOT INDEXED
-                   WHERE a.seq >= ? AND a.seq <= ? AND (${search.where})
-                   ORDER BY a.seq DESC LIMIT ?`;
-    let window = FIRST_WINDOW;
-    const scanDownTo = async (floor: number): Promise<void> => {
-      while (cursor >= floor && seqs.length < count) {
-        const low = unfiltered ? floor : Math.max(floor, cursor - window + 1);
-        const from = cursor;
-        const started = performance.now();
-        const rows = this.use(
-          (conn) =>
-            this.statement(conn, scan)
-              .pluck()
-              .all(low, cursor, ...search.params, count - seqs.length) as number[],
-        );
-        seqs.push(...rows);
-        cursor = seqs.length >= count ? seqs[seqs.length - 1]! - 1 : low - 1;
-        if (!unfiltered)
-          window = nextWindow(
-            window,
-            from - cursor,
-            performance.now() - started,
-            this.options.stepMs ?? DEFAULT_STEP_MS,
-          );
-        await pause();
-      }
-    };
+    const walk = new PageWalk(this, search, count, -1, Math.min(before - 1, top), cancelled);
+    await walk.begin();
+    await walk.scan(Math.max(bottom, indexUpto + 1));
+    if (search.match !== null) await walk.verifyIndexed(bottom);
+    await walk.scan(bottom);
+    return { seqs: walk.seqs, through: walk.next < bottom ? 0 : walk.next + 1 };
+  }
 
-    // 1. Records newer than the index reaches: scan them.
-    await scanDownTo(Math.max(bottom, indexUpto + 1));
-    // 2. Records the index covers: verify its candidates, newest first.
-    if (search.match !== null && cursor >= bottom && seqs.length < count) {
-      const verify = `SELECT a.seq FROM activity_records AS a
-                       WHERE a.seq IN (SELECT value FROM json_each(?)) AND (${search.where})
-                       ORDER BY a.seq DESC LIMIT ?`;
-      const candidates = `SELECT rowid FROM search.${SEARCH_TABLE} WHERE ${SEARCH_TABLE} MATCH ? AND rowid <= ?
-                           ORDER BY rowid DESC LIMIT ${CANDIDATE_SLICE}`;
-      let indexUsable = true;
-      while (cursor >= bottom && seqs.length < count) {
-        const page = this.use((conn) => {
-          let found: number[];
-          try {
-            found = this.statement(conn, candidates).pluck().all(search.match!, cursor) as number[];
-          } catch {
-            this.detach(conn);
-            return null;
-          }
-          if (found.length === 0) return { rows: [] as number[], next: bottom - 1 };
-          const rows = this.statement(conn, verify)
-            .pluck()
-            .all(JSON.stringify(found), ...search.params, count - seqs.length) as number[];
-          return { rows, next: found.length < CANDIDATE_SLICE ? bottom - 1 : found[found.length - 1]! - 1 };
-        });
-        if (page === null) {
-          indexUsable = false;
-          break;
-        }
-        seqs.push(...page.rows);
-        cursor = seqs.length >= count ? seqs[seqs.length - 1]! - 1 : page.next;
-        await pause();
-      }
-      if (!indexUsable) await scanDownTo(bottom);
-    } else {
-      await scanDownTo(bottom);
+  /** One statement of a page walk, on a healthy connection. */
+  runStep<T>(work: (conn: Connection, statement: (sql: string) => Database.Statement) => T): T {
+    return this.use((conn) => work(conn, (sql) => this.statement(conn, sql)));
+  }
+
+  /** Index candidates in [low, high], in `direction`; null when the index is not usable now. */
+  indexCandidates(conn: Connection, match: string, low: number, high: number, direction: 1 | -1): number[] | null {
+    if (!conn.search) return null;
+    try {
+      const sql = `SELECT rowid FROM search.${SEARCH_TABLE} WHERE ${SEARCH_TABLE} MATCH ? AND rowid >= ? AND rowid <= ?
+                   ORDER BY rowid ${direction > 0 ? 'ASC' : 'DESC'} LIMIT ${CANDIDATE_SLICE}`;
+      return this.statement(conn, sql).pluck().all(match, low, high) as number[];
+    } catch {
+      this.detach(conn); // a damaged or vanished index: fall back to scanning
+      return null;
     }
-    return { seqs, through: cursor < bottom ? 0 : cursor + 1 };
+  }
+
+  get stepMs(): number {
+    return this.options.stepMs ?? DEFAULT_STEP_MS;
   }
 
   /**
@@ -449,5 +341,115 @@ export class PageCancelled extends Error {
   constructor() {
     super('page search cancelled');
     this.name = 'PageCancelled';
+  }
+}
+
+/**
+ * One page search walking `seq` in one direction (1: ascending, -1: descending) from `next`, the
+ * next seq to consider. Each statement is sized by time (step-size.ts), and the walk waits for
+ * its turn on the reader's TurnQueue once a step has used its time (turn-queue.ts).
+ */
+class PageWalk {
+  readonly seqs: number[] = [];
+  private readonly windows: StepSize;
+  private readonly checks: StepSize;
+  private stepStart = 0;
+
+  constructor(
+    private readonly reader: AuditReader,
+    private readonly search: CompiledSearch,
+    private readonly count: number,
+    private readonly direction: 1 | -1,
+    public next: number,
+    private readonly cancelled: () => boolean,
+  ) {
+    this.windows = new StepSize(reader.stepMs, MAX_WINDOW);
+    this.checks = new StepSize(reader.stepMs, CANDIDATE_SLICE);
+  }
+
+  private get full(): boolean {
+    return this.seqs.length >= this.count;
+  }
+
+  /** Whether `seq` lies before `limit` in the walk's direction (the limit included). */
+  private within(seq: number, limit: number): boolean {
+    return this.direction > 0 ? seq <= limit : seq >= limit;
+  }
+
+  private get order(): string {
+    return this.direction > 0 ? 'ASC' : 'DESC';
+  }
+
+  /** Every step, the first included, waits for its turn among all concurrent searches. */
+  async begin(): Promise<void> {
+    await this.reader.turns.turn();
+    if (this.cancelled()) throw new PageCancelled();
+    this.stepStart = performance.now();
+  }
+
+  private async pause(): Promise<void> {
+    if (performance.now() - this.stepStart < this.reader.stepMs) return;
+    await this.begin();
+  }
+
+  /** Moves past the found records, or past `last`, the last seq the statement considered. */
+  private advance(rows: readonly number[], last: number): void {
+    this.seqs.push(...rows);
+    this.next = (this.full ? this.seqs[this.seqs.length - 1]! : last) + this.direction;
+  }
+
+  /** Scans up to `limit` with the full predicate, a time-sized `seq` window per statement. */
+  async scan(limit: number): Promise<void> {
+    const unfiltered = this.search.where === '1';
+    const sql = `SELECT a.seq FROM activity_records AS a NOT INDEXED
+                  WHERE a.seq >= ? AND a.seq <= ? AND (${this.search.where})
+                  ORDER BY a.seq ${this.order} LIMIT ?`;
+    while (this.within(this.next, limit) && !this.full) {
+      const reach = this.next + this.direction * (this.windows.current - 1);
+      const far = unfiltered || !this.within(reach, limit) ? limit : reach;
+      const [low, high] = this.direction > 0 ? [this.next, far] : [far, this.next];
+      const started = performance.now();
+      const rows = this.reader.runStep(
+        (_, statement) =>
+          statement(sql)
+            .pluck()
+            .all(low, high, ...this.search.params, this.count - this.seqs.length) as number[],
+      );
+      this.windows.learn(high - low + 1, performance.now() - started);
+      this.advance(rows, far);
+      await this.pause();
+    }
+  }
+
+  /**
+   * Verifies the index's candidates up to `limit`, a time-sized number of them per statement.
+   * When the index cannot be used, stops where it is: the caller's scan goes on from there.
+   */
+  async verifyIndexed(limit: number): Promise<void> {
+    const sql = `SELECT a.seq FROM activity_records AS a
+                  WHERE a.seq IN (SELECT value FROM json_each(?)) AND (${this.search.where})
+                  ORDER BY a.seq ${this.order} LIMIT ?`;
+    while (this.within(this.next, limit) && !this.full) {
+      const [low, high] = this.direction > 0 ? [this.next, limit] : [limit, this.next];
+      const found = this.reader.runStep((conn) =>
+        this.reader.indexCandidates(conn, this.search.match!, low, high, this.direction),
+      );
+      if (found === null) return;
+      for (let at = 0; at < found.length && !this.full;) {
+        const batch = found.slice(at, at + this.checks.current);
+        const started = performance.now();
+        const rows = this.reader.runStep(
+          (_, statement) =>
+            statement(sql)
+              .pluck()
+              .all(JSON.stringify(batch), ...this.search.params, this.count - this.seqs.length) as number[],
+        );
+        this.checks.learn(batch.length, performance.now() - started);
+        at += batch.length;
+        this.advance(rows, batch[batch.length - 1]!);
+        await this.pause();
+      }
+      if (!this.full && found.length < CANDIDATE_SLICE) this.next = limit + this.direction;
+    }
   }
 }

@@ -1,6 +1,8 @@
 /**
- * Shares the event loop among jobs that run in steps: audit searches and the slices of large
- * record pages (security.md §0.11; issue 9: the loop is never held up for more than 100 ms).
+ * Shares the event loop among jobs that run in steps: audit searches, the slices of large
+ * record pages, the parsing of search requests (docs/architecture.md "Concurrency model": the
+ * loop is never held up for more than 100 ms). The agent creates one and gives it to each of
+ * them, so they all take turns in one queue.
  *
  * Each job already stops after a short step (about 8 ms) and waits before the next. If every
  * job waited with its own `setImmediate`, all of them would run their next step in the same
@@ -37,6 +39,3 @@ export class TurnQueue {
     resolve?.();
   };
 }
-
-/** The queue the audit API's searches and page streams share. */
-export const sharedTurns = new TurnQueue();

@@ -9,13 +9,20 @@ import type { ActivityRecord } from '../../shared/activity-record.js';
 const isAscii = (s: string): boolean => !/[\u0080-\uffff]/.test(s);
 const asciiLower = (s: string): string => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
 
+/** Characters of a field a substring test looks at (docs/audit-api.md "Limits"). */
+const SUBSTRING_WINDOW = 4096;
+
 function textMatches(haystack: string | undefined, operator: string, needle: string): boolean {
   const fold = isAscii(needle) ? asciiLower : (s: string) => s.toLowerCase();
   const h = fold(haystack ?? '');
   const n = fold(needle);
   switch (operator) {
     case 'Contains':
-      return h.includes(n);
+      return fold(
+        Array.from(haystack ?? '')
+          .slice(0, SUBSTRING_WINDOW)
+          .join(''),
+      ).includes(n);
     case 'StartsWith':
       return h.startsWith(n);
     case 'EndsWith':

@@ -4,6 +4,8 @@ import { parseFilterListJson, filterListToJson } from '../../shared/audit-filter
 import {
   FilterError,
   MAX_CONDITIONS,
+  MAX_SUBSTRING_LENGTH,
+  MAX_SUBSTRING_TOTAL,
   canonicalConditions,
   sameConditions,
   groupConditions,
@@ -71,9 +73,26 @@ describe('parseFilterListJson', () => {
     expect(() => parseFilterListJson({ Who: Array.from({ length: MAX_CONDITIONS + 1 }, (_, i) => `v${i}`) })).toThrow(
       /at most 64/,
     );
-    expect(() => parseFilterListJson({ What: Array.from({ length: 5 }, () => 'x'.repeat(4000)) })).toThrow(
-      /16384 characters/,
+    expect(() =>
+      parseFilterListJson({ What: Array.from({ length: 5 }, (_, i) => ({ StartsWith: `${i}`.repeat(4000) })) }),
+    ).toThrow(/16384 characters/);
+  });
+
+  it('bounds substring values, alone and together, naming the filter', () => {
+    // Each costs its length times the field text it is compared with (docs/audit-api.md "Limits").
+    expect(() => parseFilterListJson({ What: 'x'.repeat(MAX_SUBSTRING_LENGTH + 1) })).toThrow(
+      /the Contains value of filter What is longer than 256 characters/,
     );
+    expect(() => parseFilterListJson({ Item: { DoesNotContain: 'ü'.repeat(MAX_SUBSTRING_LENGTH + 1) } })).toThrow(
+      /the DoesNotContain value of filter Item/,
+    );
+    const quarter = (i: number): string => `${i}`.repeat(MAX_SUBSTRING_TOTAL / 4);
+    expect(parseFilterListJson({ What: [0, 1, 2, 3].map(quarter) })).toHaveLength(4);
+    expect(() => parseFilterListJson({ What: [0, 1, 2].map(quarter), Detail: [quarter(3), 'x'] })).toThrow(
+      /at most 1024 characters together \(reached at filter Detail\)/,
+    );
+    // Anchored tests cost the value's length only: they keep the longer limit.
+    expect(parseFilterListJson({ What: { StartsWith: 'x'.repeat(4000) } })).toHaveLength(1);
   });
 });
 

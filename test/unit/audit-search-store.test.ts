@@ -205,4 +205,52 @@ describe('audit search on SQLite', () => {
     expect(seqs.length).toBe(records.filter((r) => /müller/i.test(r.Who)).length);
     reader.close();
   });
+
+  it("bounds each record's test: a substring filter sees the first 4,096 characters of a field", async () => {
+    const own = AuditStore.open({ file: path.join(makeTempDir(), 'audit.db'), synchronous: 'NORMAL' });
+    const base = {
+      Who: 'HOST\\x',
+      Action: 'Read',
+      When: '2026-11-20T10:00:00Z',
+      Where: 'h',
+      ObjectType: 'File',
+      DataSource: 'File System',
+    };
+    const far = 'a'.repeat(5000) + 'NEEDLE-ü';
+    const near = 'a'.repeat(4000) + 'NEEDLE-ü';
+    own.insertBatch([
+      { ...base, What: far, DetailList: [{ PropertyName: 'p', Before: far }] },
+      { ...base, What: near, DetailList: [{ PropertyName: 'p', Before: near }] },
+      { ...base, What: 'short needle-Ü' },
+    ]);
+    const reader = new AuditReader({ file: own.file });
+    const find = async (conditions: FilterCondition[]): Promise<number[]> => {
+      const page = await reader.findPage(compileSearch(conditions, { reference }), 0, 100);
+      const newest = await reader.findPageBefore(compileSearch(conditions, { reference }), 100, 100);
+      expect([...newest.seqs].reverse()).toEqual(page.seqs);
+      return page.seqs;
+    };
+    const t = (filter: TextFilter, op: string, value: string): FilterCondition => textCondition(filter, op, value, '/');
+    expect(await find([t('What', 'Contains', 'needle')])).toEqual([2, 3]);
+    expect(await find([t('What', 'Contains', 'needle-Ü')])).toEqual([2, 3]);
+    expect(await find([t('What', 'DoesNotContain', 'needle')])).toEqual([1]);
+    expect(await find([t('What', 'EndsWith', 'needle-Ü')])).toEqual([1, 2, 3]);
+    expect(await find([t('What', 'EndsWith', 'needle-ü'), t('What', 'StartsWith', 'short')])).toEqual([1, 2, 3]);
+    expect(await find([t('What', 'Equals', near.toUpperCase())])).toEqual([2]);
+    expect(await find([t('Before', 'Contains', 'NEEDLE')])).toEqual([2]);
+    expect(await find([t('Detail', 'EndsWith', 'needle-ü')])).toEqual([1, 2]);
+    // Several non-ASCII values of one filter are tested together, with the ASCII ones beside.
+    expect(
+      await find([
+        t('What', 'DoesNotContain', 'ü1'),
+        t('What', 'DoesNotContain', 'ü2'),
+        t('What', 'Contains', 'short'),
+      ]),
+    ).toEqual([3]);
+    expect(
+      await find([t('What', 'Contains', 'zz-ü'), t('What', 'Contains', 'short'), t('What', 'DoesNotContain', 'Ü')]),
+    ).toEqual([]);
+    reader.close();
+    own.close();
+  });
 });
