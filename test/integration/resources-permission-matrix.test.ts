@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningAgent } from '../../agent/agent.js';
-import { logFileBaseName } from '../../agent/config/monitoring-schema.js';
+import { localHostType, logFileBaseName } from '../../agent/config/monitoring-schema.js';
 import { utcDay } from '../../agent/outputs/log-file-names.js';
 import type { Locality, ResourceKind } from '../../shared/permission-engine.js';
 import {
@@ -435,6 +435,61 @@ describe.each(allPermissionSets().map((set) => [label(set), set] as const))(
         }
         expect({ what: write.name, status: response.status }).toEqual({ what: write.name, status: write.permitted });
       }
+    });
+
+    it('Syslog destinations: creating or retargeting one needs Access activity data besides Modify host', async () => {
+      const mayWrite = expectedWrite(set, 'output');
+      const mayTarget = mayWrite && set.includes('accessActivityData');
+      const syslog = { server: '127.0.0.1:5514', protocol: 'UDP' };
+      const create = await call(agent, set, 'POST', `/api/v1/hosts/${ids.host}/outputs`, {
+        body: { type: 'Syslog', syslog },
+      });
+      if (!mayTarget) expectInsufficient(create, 'create a Syslog output');
+      else {
+        expect(create.status).toBe(201);
+        await agent.resources.outputs.remove(create.json!['id'] as string, 'test');
+      }
+      const hostWithSyslog = await call(agent, set, 'POST', `/api/v1/agents/${ids.local}/hosts`, {
+        body: { host: 'syslog-host', type: localHostType(), outputs: [{ type: 'Syslog', syslog }] },
+      });
+      if (!mayTarget) expectInsufficient(hostWithSyslog, 'create a host with a Syslog output');
+      else {
+        expect(hostWithSyslog.status, hostWithSyslog.text).toBe(201);
+        await agent.resources.hosts.remove(hostWithSyslog.json!['id'] as string, 'test');
+      }
+
+      const existing = await agent.resources.outputs.create(
+        { hostId: ids.host },
+        { type: 'Syslog', syslog: { server: '127.0.0.1:6514', protocol: 'TCP' } },
+        'test',
+      );
+      try {
+        const path = `/api/v1/hosts/${ids.host}/outputs/${existing.id}`;
+        for (const change of [{ server: '127.0.0.1:5514' }, { protocol: 'UDP' }]) {
+          const retarget = await call(agent, set, 'PATCH', path, { body: { syslog: change } });
+          if (!mayTarget) expectInsufficient(retarget, `retarget ${JSON.stringify(change)}`);
+          else expect(retarget.status).toBe(200);
+        }
+        const toSyslog = await call(agent, set, 'PATCH', `/api/v1/hosts/${ids.host}/outputs/${ids.output}`, {
+          body: { type: 'Syslog', syslog },
+        });
+        if (!mayTarget) expectInsufficient(toSyslog, 'turn a LogFile output into a Syslog output');
+        else expect(toSyslog.status).toBe(200);
+        if (toSyslog.status === 200) {
+          await agent.resources.outputs.update(
+            ids.output,
+            (o) => ({ ...o, type: 'LogFile', syslog: undefined }),
+            'test',
+          );
+        }
+        // Anything but the destination stays a Modify host change.
+        const template = await call(agent, set, 'PATCH', path, { body: { syslog: { template: '{What}' } } });
+        if (!mayWrite) expectInsufficient(template, 'change the template');
+        else expect(template.status).toBe(200);
+      } finally {
+        await agent.resources.outputs.remove(existing.id, 'test');
+      }
+      expect(agent.settings.current.outputs.map((o) => o.id)).toEqual([ids.output]);
     });
 
     it('the OpenAPI description: any client with a valid token', async () => {
