@@ -89,6 +89,8 @@ interface Listing {
   path: () => string;
   /** The kind that decides whether the route answers at all (the container's rules). */
   guard: { kind: ResourceKind; locality: Locality };
+  /** The route also needs the client to see the agent in its path (a registered agent is "other"). */
+  seesAgent?: Locality;
   /** The kind and locality of each item in the answer. */
   items: () => Array<{ kind: ResourceKind; locality: Locality; detailedOnly?: readonly string[] }>;
 }
@@ -181,6 +183,7 @@ const LISTINGS: Record<string, Listing> = {
   'agent hosts (registered)': {
     path: () => `/api/v1/agents/${ids.remote}/hosts`,
     guard: { kind: 'host', locality: 'other' },
+    seesAgent: 'other',
     items: () => [],
   },
   hosts: {
@@ -390,7 +393,10 @@ describe.each(allPermissionSets().map((set) => [label(set), set] as const))(
     it('collections: what the client may see, each in its view', async () => {
       for (const [what, listing] of Object.entries(LISTINGS)) {
         const response = await call(agent, set, 'GET', listing.path());
-        if (expectedView(set, listing.guard.kind, listing.guard.locality) === null) {
+        const hidden =
+          expectedView(set, listing.guard.kind, listing.guard.locality) === null ||
+          (listing.seesAgent !== undefined && expectedView(set, 'agent', listing.seesAgent) === null);
+        if (hidden) {
           expectInsufficient(response, what);
           continue;
         }
@@ -490,6 +496,25 @@ describe.each(allPermissionSets().map((set) => [label(set), set] as const))(
         await agent.resources.outputs.remove(existing.id, 'test');
       }
       expect(agent.settings.current.outputs.map((o) => o.id)).toEqual([ids.output]);
+    });
+
+    it('hosts under a registered agent: a client that may not see agents cannot tell it from an unknown id, and no address leaks', async () => {
+      const seesAgents = expectedView(set, 'agent', 'other') !== null;
+      for (const method of ['GET', 'POST'] as const) {
+        const write = method === 'POST';
+        const body = write ? { body: { host: 'x', type: localHostType() } } : {};
+        const registered = await call(agent, set, method, `/api/v1/agents/${ids.remote}/hosts`, body);
+        const unknown = await call(agent, set, method, '/api/v1/agents/AGENT-000000000000/hosts', body);
+        const hostAllowed = write ? expectedWrite(set, 'host') : expectedView(set, 'host', 'other') !== null;
+        if (!seesAgents || !hostAllowed) {
+          expectInsufficient(registered, `${method} hosts of a registered agent`);
+          expectInsufficient(unknown, `${method} hosts of an unknown agent`);
+          continue;
+        }
+        expect(registered.status).toBe(write ? 409 : 200);
+        expect(unknown.status).toBe(404);
+        expect(registered.text).not.toContain('peer.example.test');
+      }
     });
 
     it('the OpenAPI description: any client with a valid token', async () => {
