@@ -88,10 +88,49 @@ function formatNetwork(family: IpFamily, bits: number[]): string {
 }
 
 /**
- * Parses `10.0.0.0/8`, `192.168.1.7`, `fd00::/8` or `::1`. Refuses entries that are almost
+ * The widest ranges an entry may be (docs/permissions.md "IP allow-list"): a shorter prefix is
+ * almost certainly a way around the list rather than a network that needs access.
+ */
+export const WIDEST_PREFIX: Readonly<Record<IpFamily, number>> = { ipv4: 8, ipv6: 32 };
+
+interface Ipv4InIpv6Range {
+  text: string;
+  meaning: string;
+  bits: number[];
+  prefix: number;
+}
+
+function ipv6Range(text: string, meaning: string): Ipv4InIpv6Range {
+  const [address = '', prefix = '128'] = text.split('/');
+  return { text, meaning, bits: addressBits('ipv6', address), prefix: Number(prefix) };
+}
+
+/**
+ * IPv6 ranges that carry IPv4 addresses: a dual-stack listener sees IPv4 clients as IPv4-mapped
+ * addresses (RFC 4291 §2.5.5.2) and Node's BlockList matches IPv4 addresses against IPv6
+ * subnets that cover them, so an IPv6 range overlapping these admits IPv4 clients. Only a
+ * single address (/128) is allowed inside them.
+ */
+const IPV4_IN_IPV6: readonly Ipv4InIpv6Range[] = [
+  ipv6Range('::ffff:0:0/96', 'IPv4-mapped addresses, RFC 4291'),
+  ipv6Range('::/96', 'IPv4-compatible addresses, RFC 4291'),
+  ipv6Range('64:ff9b::/96', 'NAT64 addresses, RFC 6052'),
+  ipv6Range('2002::/16', '6to4 addresses, RFC 3056'),
+];
+
+/** Two prefixes overlap when they agree on the bits of the shorter one. */
+function overlaps(bits: number[], prefix: number, range: Ipv4InIpv6Range): boolean {
+  const shared = Math.min(prefix, range.prefix);
+  for (let i = 0; i < shared; i++) if (bits[i] !== range.bits[i]) return false;
+  return true;
+}
+
+/**
+ * Parses `10.0.0.0/8`, `192.168.1.7`, `fd00::/48` or `::1`. Refuses entries that are almost
  * certainly mistakes (security.md §8.4 N10): a range with host bits set (`10.0.0.1/8`), a
- * `/0` range that would open the API to every address, and IPv4-mapped IPv6 forms (IPv4
- * entries already match IPv4 clients of a dual-stack socket).
+ * `/0` range that would open the API to every address, IPv4-mapped IPv6 forms (IPv4 entries
+ * already match IPv4 clients of a dual-stack socket), an IPv6 range overlapping the IPv6
+ * forms of IPv4 addresses, and ranges wider than WIDEST_PREFIX.
  */
 export function parseAllowListEntry(raw: string): ParseResult<AllowListRange> {
   const text = raw.trim();
@@ -126,6 +165,24 @@ export function parseAllowListEntry(raw: string): ParseResult<AllowListRange> {
     return {
       ok: false,
       error: `"${text}" has bits set after the /${prefix} prefix; the network is ${network}/${prefix}`,
+    };
+  }
+  if (family === 'ipv6' && prefix < 128) {
+    const overlapped = IPV4_IN_IPV6.find((range) => overlaps(bitsOfAddress, prefix, range));
+    if (overlapped) {
+      return {
+        ok: false,
+        error:
+          `"${text}" overlaps ${overlapped.text} (${overlapped.meaning}), so it would admit IPv4 clients; ` +
+          'write IPv4 networks in IPv4 form',
+      };
+    }
+  }
+  const widest = WIDEST_PREFIX[family];
+  if (prefix < widest) {
+    return {
+      ok: false,
+      error: `"${text}" is wider than /${widest}; list the networks that need access (/${widest} or narrower)`,
     };
   }
   return { ok: true, value: { text, family, address: address.toLowerCase(), prefix } };

@@ -9,7 +9,8 @@ import type Koa from 'koa';
 import { limitedAgentView, type AgentDetailedView } from '../../shared/agent-resource.js';
 import { applyMergePatch } from '../../shared/merge-patch.js';
 import type { Locality, View } from '../../shared/permission-engine.js';
-import { requirePermission } from '../auth/require-permission.js';
+import { apiAuth } from '../auth/bearer-auth.js';
+import { forbiddenById, requirePermission } from '../auth/require-permission.js';
 import { ApiError } from './api-error.js';
 import { pathParam, type ApiRouter } from './api-router.js';
 import { createHost, deleteHost, listHosts, patchHost, renderHost } from './host-handlers.js';
@@ -84,8 +85,11 @@ function findAgent(ctx: Koa.Context, deps: ResourceRouteDeps, id: string): Agent
 }
 
 /**
- * The agent in a path like `/agents/{id}/hosts`, checked with the rules of what is under it
- * (`kind`): its hosts are "local" for the local agent and "other" for a registered one.
+ * The agent in a path like `/agents/{id}/hosts`. The agent hosting the API is checked with the
+ * rules of what is under it (`kind`): a Modify host client adds hosts through it. Any other id
+ * is first checked as an agent the client must be able to see, so a client that may not see
+ * other agents gets the same 401 for a registered agent as for an unknown id and cannot learn
+ * which agents are registered; then with the rules of what is under it, as "other".
  */
 function agentContainer(
   ctx: Koa.Context,
@@ -96,21 +100,16 @@ function agentContainer(
   const id = pathParam(ctx, 'agentId');
   const local = id === deps.localAgent.id;
   const exists = local || deps.agents.findRegistered(id) !== undefined;
+  if (!local && !apiAuth(ctx).access.allows('agent', 'read', 'other')) throw forbiddenById('agent', 'read');
   resolve(ctx, kind, action, exists ? id : undefined, 'there is no such agent', local ? 'local' : 'other');
   return { id, local };
 }
 
-function onlyLocal(deps: ResourceRouteDeps, id: string): ApiError {
-  const agent = deps.agents.findRegistered(id);
-  const where = agent ? ` (https://${agent.host.includes(':') ? `[${agent.host}]` : agent.host}:${agent.apiPort})` : '';
-  return new ApiError(
-    409,
-    'conflict',
-    `the hosts of another agent are configured through that agent's own API${where}`,
-    {
-      field: 'agentId',
-    },
-  );
+/** A change under another agent: it is made through that agent's API (its address is not repeated here). */
+function onlyLocal(): ApiError {
+  return new ApiError(409, 'conflict', "the hosts of another agent are configured through that agent's own API", {
+    field: 'agentId',
+  });
 }
 
 export function registerAgentRoutes(router: ApiRouter, deps: ResourceRouteDeps): void {
@@ -198,8 +197,8 @@ export function registerAgentRoutes(router: ApiRouter, deps: ResourceRouteDeps):
   });
 
   router.post('/api/v1/agents/:agentId/hosts', requirePermission('host', 'write'), async (ctx) => {
-    const { id, local } = agentContainer(ctx, deps, 'host', 'write');
-    if (!local) throw onlyLocal(deps, id);
+    const { local } = agentContainer(ctx, deps, 'host', 'write');
+    if (!local) throw onlyLocal();
     await createHost(ctx, deps);
   });
 
@@ -212,14 +211,14 @@ export function registerAgentRoutes(router: ApiRouter, deps: ResourceRouteDeps):
   });
 
   router.patch('/api/v1/agents/:agentId/hosts/:hostId', requirePermission('host', 'write'), async (ctx) => {
-    const { id, local } = agentContainer(ctx, deps, 'host', 'write');
-    if (!local) throw onlyLocal(deps, id);
+    const { local } = agentContainer(ctx, deps, 'host', 'write');
+    if (!local) throw onlyLocal();
     await patchHost(ctx, deps, pathParam(ctx, 'hostId'));
   });
 
   router.delete('/api/v1/agents/:agentId/hosts/:hostId', requirePermission('host', 'write'), async (ctx) => {
-    const { id, local } = agentContainer(ctx, deps, 'host', 'write');
-    if (!local) throw onlyLocal(deps, id);
+    const { local } = agentContainer(ctx, deps, 'host', 'write');
+    if (!local) throw onlyLocal();
     await deleteHost(ctx, deps, pathParam(ctx, 'hostId'));
   });
 

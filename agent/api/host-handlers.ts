@@ -14,6 +14,7 @@ import { parseInput, readJsonBody, readMergePatch, rejectReadOnly, viaService } 
 import { created, noContent, resolve, visible, type Resolved } from './resource-access.js';
 import { actorOf, viewDeps, type ResourceRouteDeps } from './resource-deps.js';
 import { apiAuth } from '../auth/bearer-auth.js';
+import { checkSyslogDestination } from './syslog-destination.js';
 
 export function renderHost(ctx: Koa.Context, deps: ResourceRouteDeps, host: HostSettings, view: View): HostView {
   return hostView(host, deps.outputs.ofHost(host.id), viewDeps(ctx, deps), view);
@@ -42,6 +43,7 @@ export async function createHost(ctx: Koa.Context, deps: ResourceRouteDeps): Pro
   );
   const write = parseInput(hostCreateSchema, body);
   const outputs = (write.outputs ?? [parseInput(outputWriteSchema, { type: 'LogFile' })]).map(outputFieldsFromWrite);
+  for (const output of outputs) checkSyslogDestination(ctx, null, output);
   const { outputs: _outputs, ...fields } = write;
   const result = await viaService(
     () => deps.hosts.create(hostFieldsFromWrite(fields), outputs, actorOf(ctx)),

@@ -11,6 +11,7 @@ import { outputFieldsFromWrite, outputView, outputWritable, renameOutputField } 
 import { parseInput, readJsonBody, readMergePatch, rejectReadOnly, viaService } from './request-input.js';
 import { created, noContent, resolve, type Resolved } from './resource-access.js';
 import { actorOf, viewDeps, type ResourceRouteDeps } from './resource-deps.js';
+import { checkSyslogDestination } from './syslog-destination.js';
 
 export function renderOutput(ctx: Koa.Context, deps: ResourceRouteDeps, output: AnyOutput): OutputView {
   return outputView(output, viewDeps(ctx, deps));
@@ -43,6 +44,7 @@ export async function createOutput(ctx: Koa.Context, deps: ResourceRouteDeps, ow
   const body = await readJsonBody(ctx);
   rejectReadOnly(body, OUTPUT_READ_ONLY);
   const fields = outputFieldsFromWrite(parseInput(outputWriteSchema, body));
+  checkSyslogDestination(ctx, null, fields);
   const output = await viaService(() => deps.outputs.create(owner, fields, actorOf(ctx)), renameOutputField);
   created(ctx, renderOutput(ctx, deps, output));
 }
@@ -61,8 +63,13 @@ export async function patchOutput(
     () =>
       deps.outputs.update(
         outputId,
-        (current) =>
-          outputFieldsFromWrite(parseInput(outputWriteSchema, applyMergePatch(outputWritable(current), patch))),
+        (current) => {
+          const fields = outputFieldsFromWrite(
+            parseInput(outputWriteSchema, applyMergePatch(outputWritable(current), patch)),
+          );
+          checkSyslogDestination(ctx, current, fields);
+          return fields;
+        },
         actorOf(ctx),
       ),
     renameOutputField,

@@ -9,6 +9,7 @@ import type { ChangeRecorder } from '../change-log.js';
 import type { PolicySettings } from '../config/directory-schema.js';
 import type { SettingsStore } from '../config/settings-store.js';
 import { changeDetails } from './change-details.js';
+import { checkPolicyLimits } from './policy-limits.js';
 import { parsePolicyXml, policyFieldsFromXml } from './policy-xml.js';
 import { invalidField, ResourceError } from './resource-error.js';
 import { placed, withResourceProblems, type Placement } from './settings-problems.js';
@@ -99,6 +100,7 @@ export class PolicyService {
             updatedAt: this.now().toISOString(),
             xml: fields.xml,
           } as PolicySettings);
+          checkPolicyLimits(this.deps.settings.current.policies, draft.policies);
         }),
       placements,
     );
@@ -137,6 +139,7 @@ export class PolicyService {
             guid: before.guid,
             updatedAt: this.now().toISOString(),
           } as PolicySettings;
+          checkPolicyLimits(this.deps.settings.current.policies, draft.policies);
         }),
       placements,
     );

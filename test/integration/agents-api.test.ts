@@ -32,6 +32,16 @@ async function listen(onConnection: (socket: net.Socket) => void): Promise<numbe
   return (server.address() as AddressInfo).port;
 }
 
+/** A TCP server that counts the connections it gets and closes each at once. */
+async function countingServer(): Promise<{ port: number; connections: () => number }> {
+  let count = 0;
+  const port = await listen((socket) => {
+    count++;
+    socket.destroy();
+  });
+  return { port, connections: () => count };
+}
+
 async function closedPort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -73,8 +83,8 @@ describe('registering other agents', () => {
     for (const a of list) conforms(agentViewSchema, a);
   });
 
-  it('shows a TLS server as reachable, with its certificate fingerprint', async () => {
-    const peer = await register({ host: '127.0.0.1', apiServerPort: agent.ports.audit });
+  it('shows a Vigil agent API as reachable, with its certificate fingerprint', async () => {
+    const peer = await register({ host: '127.0.0.1', apiServerPort: agent.ports.api });
     const status = await waitFor(
       () => statusOf(peer['id'] as string),
       (s) => s.type === 'OK',
@@ -85,27 +95,26 @@ describe('registering other agents', () => {
     expect(status.details).toContain(agent.identity.fingerprint256);
   });
 
-  it('shows a closed port as unreachable and a plain TCP server as not an agent API', async () => {
+  // The check is no port scanner for API clients: whatever answers that is not an agent API
+  // (nothing, SSH, another HTTPS server) looks the same, without error codes or fingerprints.
+  it('shows a closed port, a plain TCP server and another HTTPS server alike: "Not a Vigil agent API", nothing more', async () => {
     const closed = await register({ host: '127.0.0.1', apiServerPort: await closedPort() });
     const plain = await listen((socket) => socket.end('SSH-2.0-OpenSSH_9.2\r\n'));
     const notTls = await register({ host: '127.0.0.1', apiServerPort: plain });
-    const refused = await waitFor(
-      () => statusOf(closed['id'] as string),
-      (s) => s.type !== 'Warning',
-      10_000,
-      'checked',
-    );
-    expect(refused).toMatchObject({ type: 'Error', summary: 'Unreachable' });
-    expect(refused.details).toMatch(/ECONNREFUSED/);
-    const wrong = await waitFor(
-      () => statusOf(notTls['id'] as string),
-      (s) => s.summary !== 'Not checked yet',
-      10_000,
-      'checked',
-    );
-    expect(wrong).toMatchObject({ type: 'Warning', summary: 'Not an agent API' });
-    const view = (await call(agent, ['read'], 'GET', `/api/v1/agents/${closed['id'] as string}`)).json!;
-    expect(view['errorMessage']).toMatch(/ECONNREFUSED/);
+    const otherHttps = await register({ host: '127.0.0.1', apiServerPort: agent.ports.audit });
+    for (const peer of [closed, notTls, otherHttps]) {
+      const status = await waitFor(
+        () => statusOf(peer['id'] as string),
+        (s) => s.summary !== 'Not checked yet',
+        10_000,
+        'checked',
+      );
+      expect(status).toMatchObject({ type: 'Error', summary: 'Not a Vigil agent API' });
+      expect(status.details).not.toMatch(/ECONN|ERR_|SSL|TLS|SHA-256|certificate/i);
+      expect(status.details).not.toContain(agent.identity.fingerprint256);
+      const view = (await call(agent, ['read'], 'GET', `/api/v1/agents/${peer['id'] as string}`)).json!;
+      expect(view['errorMessage']).toBe(status.details);
+    }
   });
 
   it('never waits for a check: a peer that never answers the handshake does not delay requests', async () => {
@@ -122,7 +131,29 @@ describe('registering other agents', () => {
       10_000,
       'timed out',
     );
-    expect(status).toMatchObject({ type: 'Warning', summary: 'No TLS answer' });
+    expect(status).toMatchObject({ type: 'Error', summary: 'Not a Vigil agent API' });
+  });
+
+  it('probes each agent at most once per interval: re-pointing it at port after port scans nothing', async () => {
+    const first = await countingServer();
+    const peer = await register({ host: '127.0.0.1', apiServerPort: first.port });
+    await waitFor(
+      () => statusOf(peer['id'] as string),
+      (s) => s.summary !== 'Not checked yet',
+      10_000,
+      'checked',
+    );
+    expect(first.connections()).toBe(1);
+    const others = await Promise.all([countingServer(), countingServer(), countingServer()]);
+    for (const other of others) {
+      const moved = await call(agent, MA, 'PATCH', `/api/v1/agents/${peer['id'] as string}`, {
+        body: { apiServerPort: other.port },
+      });
+      expect(moved.status).toBe(200);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // five rounds of checks at 300 ms
+    expect(others.map((o) => o.connections())).toEqual([0, 0, 0]);
+    expect(await statusOf(peer['id'] as string)).toMatchObject({ summary: 'Not checked yet' });
   });
 
   it.each([
@@ -170,9 +201,16 @@ describe('registering other agents', () => {
     const peer = await register({ host: 'remote.example.test', apiServerPort: 4494 });
     const base = `/api/v1/agents/${peer['id'] as string}`;
     expect((await call(agent, ['read'], 'GET', `${base}/hosts`)).text).toBe('[]');
-    const post = await call(agent, ['modifyHost'], 'POST', `${base}/hosts`, { body: { host: 'x', type: 'Linux' } });
+    const body = { body: { host: 'x', type: 'Linux' } };
+    const post = await call(agent, ['read', 'modifyHost'], 'POST', `${base}/hosts`, body);
     expect(post.status).toBe(409);
-    expect(post.json!['error_description']).toContain('https://remote.example.test:4494');
+    expect(post.json!['error_description']).toContain("through that agent's own API");
+    expect(post.text).not.toContain('remote.example.test');
+    // Modify host alone may not see agents: a registered agent answers like an unknown id.
+    const hidden = await call(agent, ['modifyHost'], 'POST', `${base}/hosts`, body);
+    const unknown = await call(agent, ['modifyHost'], 'POST', '/api/v1/agents/AGENT-000000000000/hosts', body);
+    expect([hidden.status, hidden.json!['error']]).toEqual([401, 'insufficient_permission']);
+    expect(unknown.json).toEqual(hidden.json);
     expect((await call(agent, ['read'], 'GET', `${base}/domain`)).status).toBe(404);
     expect((await call(agent, ['read'], 'GET', '/api/v1/agents/AGENT-000000000000/hosts')).status).toBe(404);
   });
@@ -242,5 +280,25 @@ describe('the local agent', () => {
     const again = await call(agent, ['read'], 'GET', `/api/v1/agents/${peer['id'] as string}`);
     expect(again.status).toBe(200);
     expect(again.json).toMatchObject({ host: 'kept.example.test', apiServerPort: 4494 });
+  });
+});
+
+describe('the checks of all agents together', () => {
+  let limited: RunningAgent;
+  beforeAll(async () => {
+    limited = await startTestAgent({ agentChecks: { intervalMs: 300, timeoutMs: 1500, probesPerMinute: 3 } });
+  });
+  afterAll(() => limited.stop());
+
+  it('are capped per minute: registering many agents probes no more than the cap', async () => {
+    const servers = await Promise.all(Array.from({ length: 6 }, () => countingServer()));
+    for (const server of servers) {
+      const response = await call(limited, MA, 'POST', '/api/v1/agents', {
+        body: { host: '127.0.0.1', apiServerPort: server.port },
+      });
+      expect(response.status).toBe(201);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(servers.reduce((sum, server) => sum + server.connections(), 0)).toBe(3);
   });
 });

@@ -8,6 +8,7 @@ import tls from 'node:tls';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningAgent } from '../../agent/agent.js';
+import { call } from '../helpers/resource-client.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 import { handshake, rawConnect } from '../helpers/tls-probe.js';
 
@@ -135,6 +136,20 @@ describe('IP allow-list on the agent and audit listeners', () => {
     });
     expect(result).not.toMatch(/^HTTP\/1\.1 2/);
   });
+
+  it.each(['::ffff:0:0/96', '::/8', '::/1', '0.0.0.0/1'])(
+    'a Modify agent client cannot open the APIs to every IPv4 address with %s: 400 naming the field and the entry',
+    async (entry) => {
+      const before = [...agent.settings.current.allowList];
+      const response = await call(agent, ['modifyAgent'], 'PATCH', `/api/v1/agents/${agent.agentId}`, {
+        body: { apiServerIpWhitelist: ['127.0.0.1', '::1', entry] },
+      });
+      expect(response.status, response.text).toBe(400);
+      expect(response.json).toMatchObject({ error: 'invalid_request', field: 'apiServerIpWhitelist[2]' });
+      expect(response.json?.['error_description']).toContain(`"${entry}"`);
+      expect(agent.settings.current.allowList).toEqual(before);
+    },
+  );
 
   it('an invalid entry is rejected with the field named, and the list in force is unchanged', async () => {
     const before = [...agent.allowList.current];

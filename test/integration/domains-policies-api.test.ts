@@ -4,10 +4,13 @@
  * created from JSON or raw XML (well-formed, no DTD), listed with the isEnabled and path
  * filters, changed with a merge patch, deleted, and kept across a restart.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningAgent } from '../../agent/agent.js';
 import { domainViewSchema } from '../../agent/api/schemas/domain-schemas.js';
 import { policyViewSchema } from '../../agent/api/schemas/policy-schemas.js';
+import { POLICY_XML_MAX } from '../../agent/config/directory-schema.js';
+import { MAX_POLICIES, MAX_TOTAL_POLICY_XML } from '../../agent/resources/policy-limits.js';
 import { DOMAIN_DETAILED_ONLY } from '../../shared/detailed-only.js';
 import { call, conforms, listOf } from '../helpers/resource-client.js';
 import { startTestAgent } from '../helpers/test-agent.js';
@@ -200,5 +203,69 @@ describe('policies', () => {
     const again = await call(agent, ['read'], 'GET', new URL(policy['url'] as string).pathname);
     expect(again.status).toBe(200);
     expect(again.json).toMatchObject({ name: 'Durable', xml: '<Durable/>', guid: policy['guid'] });
+  });
+});
+
+// Policies live in settings.json, which every settings change rewrites on the event loop: their
+// size is bounded so that no settings change (a client added, a permission changed) stalls the
+// agent's answers.
+describe('how much policy data the agent keeps', () => {
+  let full: RunningAgent;
+  let fullBase = '';
+  beforeAll(async () => {
+    full = await startTestAgent();
+    fullBase = `/api/v1/domains/${(await full.resources.domains.add({ name: 'big.example', ldapServer: 'ldap://10.0.0.5' }, 'console')).id}`;
+  });
+  afterAll(() => full.stop());
+
+  const largest = (n: number): string => {
+    const shell = `<Policy><Name>big ${n}</Name><Data></Data></Policy>`;
+    return shell.replace('<Data></Data>', `<Data>${'x'.repeat(POLICY_XML_MAX - shell.length)}</Data>`);
+  };
+
+  it('refuses the policy that would pass 1 MiB of XML in all, naming the limit; a settings write at the limit stays far under 100 ms', async () => {
+    for (let n = 1; n <= 4; n++) {
+      const response = await call(full, PC, 'POST', `${fullBase}/policies`, {
+        raw: largest(n),
+        contentType: 'application/xml',
+      });
+      expect(response.status, response.text).toBe(201);
+    }
+    const refused = await call(full, PC, 'POST', `${fullBase}/policies`, {
+      raw: largest(5),
+      contentType: 'application/xml',
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.json).toMatchObject({ error: 'invalid_request', field: 'xml' });
+    expect(refused.json?.['error_description']).toContain(`at most ${MAX_TOTAL_POLICY_XML} characters`);
+    expect(full.settings.current.policies).toHaveLength(4);
+
+    // How long an unrelated settings change holds the event loop, at the limit: the least of a
+    // few tries, so a busy test machine does not decide the answer.
+    let least = Infinity;
+    for (let i = 0; i < 5; i++) {
+      const delay = monitorEventLoopDelay({ resolution: 1 });
+      delay.enable();
+      await full.settings.update((s) => {
+        s.agent.comment = `try ${i}`;
+      });
+      delay.disable();
+      least = Math.min(least, delay.max / 1e6);
+    }
+    expect(least).toBeLessThan(100);
+  });
+
+  it(`refuses policy number ${MAX_POLICIES + 1}, naming the limit`, async () => {
+    const domainId = fullBase.split('/').pop()!;
+    for (const policy of full.settings.current.policies)
+      await full.resources.policies.remove(domainId, policy.id, 'test');
+    for (let n = 0; n < MAX_POLICIES; n++) {
+      await full.resources.policies.create(domainId, { name: `small ${n}`, xml: '<Policy/>' }, 'test');
+    }
+    const refused = await call(full, PC, 'POST', `${fullBase}/policies`, {
+      body: { name: 'one more', xml: '<Policy/>' },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.json?.['error_description']).toContain(`at most ${MAX_POLICIES} policies`);
   });
 });

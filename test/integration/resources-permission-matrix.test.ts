@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningAgent } from '../../agent/agent.js';
-import { logFileBaseName } from '../../agent/config/monitoring-schema.js';
+import { localHostType, logFileBaseName } from '../../agent/config/monitoring-schema.js';
 import { utcDay } from '../../agent/outputs/log-file-names.js';
 import type { Locality, ResourceKind } from '../../shared/permission-engine.js';
 import {
@@ -89,6 +89,8 @@ interface Listing {
   path: () => string;
   /** The kind that decides whether the route answers at all (the container's rules). */
   guard: { kind: ResourceKind; locality: Locality };
+  /** The route also needs the client to see the agent in its path (a registered agent is "other"). */
+  seesAgent?: Locality;
   /** The kind and locality of each item in the answer. */
   items: () => Array<{ kind: ResourceKind; locality: Locality; detailedOnly?: readonly string[] }>;
 }
@@ -181,6 +183,7 @@ const LISTINGS: Record<string, Listing> = {
   'agent hosts (registered)': {
     path: () => `/api/v1/agents/${ids.remote}/hosts`,
     guard: { kind: 'host', locality: 'other' },
+    seesAgent: 'other',
     items: () => [],
   },
   hosts: {
@@ -390,7 +393,10 @@ describe.each(allPermissionSets().map((set) => [label(set), set] as const))(
     it('collections: what the client may see, each in its view', async () => {
       for (const [what, listing] of Object.entries(LISTINGS)) {
         const response = await call(agent, set, 'GET', listing.path());
-        if (expectedView(set, listing.guard.kind, listing.guard.locality) === null) {
+        const hidden =
+          expectedView(set, listing.guard.kind, listing.guard.locality) === null ||
+          (listing.seesAgent !== undefined && expectedView(set, 'agent', listing.seesAgent) === null);
+        if (hidden) {
           expectInsufficient(response, what);
           continue;
         }
@@ -434,6 +440,80 @@ describe.each(allPermissionSets().map((set) => [label(set), set] as const))(
           continue;
         }
         expect({ what: write.name, status: response.status }).toEqual({ what: write.name, status: write.permitted });
+      }
+    });
+
+    it('Syslog destinations: creating or retargeting one needs Access activity data besides Modify host', async () => {
+      const mayWrite = expectedWrite(set, 'output');
+      const mayTarget = mayWrite && set.includes('accessActivityData');
+      const syslog = { server: '127.0.0.1:5514', protocol: 'UDP' };
+      const create = await call(agent, set, 'POST', `/api/v1/hosts/${ids.host}/outputs`, {
+        body: { type: 'Syslog', syslog },
+      });
+      if (!mayTarget) expectInsufficient(create, 'create a Syslog output');
+      else {
+        expect(create.status).toBe(201);
+        await agent.resources.outputs.remove(create.json!['id'] as string, 'test');
+      }
+      const hostWithSyslog = await call(agent, set, 'POST', `/api/v1/agents/${ids.local}/hosts`, {
+        body: { host: 'syslog-host', type: localHostType(), outputs: [{ type: 'Syslog', syslog }] },
+      });
+      if (!mayTarget) expectInsufficient(hostWithSyslog, 'create a host with a Syslog output');
+      else {
+        expect(hostWithSyslog.status, hostWithSyslog.text).toBe(201);
+        await agent.resources.hosts.remove(hostWithSyslog.json!['id'] as string, 'test');
+      }
+
+      const existing = await agent.resources.outputs.create(
+        { hostId: ids.host },
+        { type: 'Syslog', syslog: { server: '127.0.0.1:6514', protocol: 'TCP' } },
+        'test',
+      );
+      try {
+        const path = `/api/v1/hosts/${ids.host}/outputs/${existing.id}`;
+        for (const change of [{ server: '127.0.0.1:5514' }, { protocol: 'UDP' }]) {
+          const retarget = await call(agent, set, 'PATCH', path, { body: { syslog: change } });
+          if (!mayTarget) expectInsufficient(retarget, `retarget ${JSON.stringify(change)}`);
+          else expect(retarget.status).toBe(200);
+        }
+        const toSyslog = await call(agent, set, 'PATCH', `/api/v1/hosts/${ids.host}/outputs/${ids.output}`, {
+          body: { type: 'Syslog', syslog },
+        });
+        if (!mayTarget) expectInsufficient(toSyslog, 'turn a LogFile output into a Syslog output');
+        else expect(toSyslog.status).toBe(200);
+        if (toSyslog.status === 200) {
+          await agent.resources.outputs.update(
+            ids.output,
+            (o) => ({ ...o, type: 'LogFile', syslog: undefined }),
+            'test',
+          );
+        }
+        // Anything but the destination stays a Modify host change.
+        const template = await call(agent, set, 'PATCH', path, { body: { syslog: { template: '{What}' } } });
+        if (!mayWrite) expectInsufficient(template, 'change the template');
+        else expect(template.status).toBe(200);
+      } finally {
+        await agent.resources.outputs.remove(existing.id, 'test');
+      }
+      expect(agent.settings.current.outputs.map((o) => o.id)).toEqual([ids.output]);
+    });
+
+    it('hosts under a registered agent: a client that may not see agents cannot tell it from an unknown id, and no address leaks', async () => {
+      const seesAgents = expectedView(set, 'agent', 'other') !== null;
+      for (const method of ['GET', 'POST'] as const) {
+        const write = method === 'POST';
+        const body = write ? { body: { host: 'x', type: localHostType() } } : {};
+        const registered = await call(agent, set, method, `/api/v1/agents/${ids.remote}/hosts`, body);
+        const unknown = await call(agent, set, method, '/api/v1/agents/AGENT-000000000000/hosts', body);
+        const hostAllowed = write ? expectedWrite(set, 'host') : expectedView(set, 'host', 'other') !== null;
+        if (!seesAgents || !hostAllowed) {
+          expectInsufficient(registered, `${method} hosts of a registered agent`);
+          expectInsufficient(unknown, `${method} hosts of an unknown agent`);
+          continue;
+        }
+        expect(registered.status).toBe(write ? 409 : 200);
+        expect(unknown.status).toBe(404);
+        expect(registered.text).not.toContain('peer.example.test');
       }
     });
 

@@ -22,9 +22,9 @@ describe('allow-list entry parsing', () => {
       ok: true,
       value: { text: '10.0.0.0/8', family: 'ipv4', address: '10.0.0.0', prefix: 8 },
     });
-    expect(parseAllowListEntry('FD00::/8')).toMatchObject({
+    expect(parseAllowListEntry('FD00::/48')).toMatchObject({
       ok: true,
-      value: { family: 'ipv6', address: 'fd00::', prefix: 8 },
+      value: { family: 'ipv6', address: 'fd00::', prefix: 48 },
     });
     expect(parseAllowListEntry('::1')).toMatchObject({ ok: true, value: { prefix: 128 } });
   });
@@ -62,6 +62,38 @@ describe('allow-list entries that are almost certainly mistakes (security.md N10
   it.each(['10.0.0.0/8', '192.168.1.0/24', 'fd00::/64', '::1/128', '127.0.0.1/32', '2001:db8::/32', '1.2.3.4/32'])(
     '%s is accepted',
     (entry) => expect(parseAllowListEntry(entry).ok).toBe(true),
+  );
+
+  it.each([
+    ['::ffff:0:0/96', 'overlaps ::ffff:0:0/96'],
+    ['::/8', 'overlaps ::ffff:0:0/96'],
+    ['::/1', 'overlaps ::ffff:0:0/96'],
+    ['::/96', 'overlaps ::/96'],
+    ['::ffff:0:0/112', 'overlaps ::ffff:0:0/96'],
+    ['64:ff9b::/96', 'overlaps 64:ff9b::/96'],
+    ['2002::/16', 'overlaps 2002::/16'],
+    ['2002:c000:204::/48', 'overlaps 2002::/16'],
+    ['2000::/3', 'overlaps 2002::/16'],
+    ['0.0.0.0/1', 'wider than /8'],
+    ['128.0.0.0/1', 'wider than /8'],
+    ['10.0.0.0/7', 'wider than /8'],
+    ['fd00::/8', 'wider than /32'],
+    ['2001::/16', 'wider than /32'],
+  ])('a range that admits (nearly) every IPv4 client or is too wide, %s, is refused: %s', (entry, message) => {
+    const parsed = parseAllowListEntry(entry);
+    expect(parsed.ok ? '' : parsed.error).toContain(message);
+  });
+
+  it.each([
+    '::1',
+    '::ffff:7f00:1',
+    '::ffff:7f00:1/128',
+    '2002:c000:204::1',
+    'fd00::/32',
+    '2001:db8::/48',
+    '10.0.0.0/8',
+  ])('a single address inside those ranges, or a narrow enough range, %s, is accepted', (entry) =>
+    expect(parseAllowListEntry(entry).ok).toBe(true),
   );
 
   it('expands IPv6 forms to eight groups', () => {

@@ -184,8 +184,8 @@ function SettingsForm({ view, onSaved }: { view: ConsoleSettingsView; onSaved: (
         <h2 id="allow-title">Allow-list</h2>
         <p class="hint" id="allow-help">
           Addresses and networks that may connect to the agent API and the audit API: IPv4 or IPv6, single addresses
-          (192.168.1.20) or CIDR ranges (10.0.0.0/8, fd00::/8). Changes apply at once; removed addresses lose their open
-          connections.
+          (192.168.1.20) or CIDR ranges (10.0.0.0/8, fd00::/48). Changes apply at once; removed addresses lose their
+          open connections.
         </p>
         {draft.allowList.length === 0 ? (
           <p role="alert" class="warning-box">
