@@ -20,7 +20,7 @@
  *   dropping what it saw, and counts and reports what it could not store.
  */
 
-/** How a source names who acted (DESIGN of the host resource: `attribution`). */
+/** Whether a source names who acted: the host resource's `attribution` (docs/activity-pipeline.md). */
 export type Attribution = 'process' | 'none';
 
 /** Counters every source keeps; a source may add its own (overflows, unattributed records…). */

@@ -7,8 +7,11 @@ import type { Pipeline } from '../pipeline/pipeline.js';
 import type { PipelineItem } from '../pipeline/pipeline-item.js';
 import type { SnapshotOp } from '../store/monitor-state.js';
 
-/** Records per pipeline submission (docs/decisions.md, "monitor area": commits on the loop). */
-export const RECORDS_PER_SUBMISSION = 1000;
+/**
+ * Records per pipeline submission: the pipeline's largest batch, so a burst is committed in as
+ * few transactions (two disk syncs each) as it allows (docs/decisions.md, "monitor area").
+ */
+export const RECORDS_PER_SUBMISSION = 5000;
 
 export interface ChangeChunk {
   items: PipelineItem[];

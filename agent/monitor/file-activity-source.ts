@@ -1,6 +1,6 @@
 /**
  * File activity of one host: watcher hints plus a snapshot become Added, Modified, Removed,
- * Renamed and Moved records (DESIGN.md §6; docs/activity-pipeline.md explains the design). An
+ * Renamed and Moved records (docs/activity-pipeline.md explains the design). An
  * ActivitySource (activity-source.ts), put together from four parts:
  *
  * - HintBatcher (hint-batcher.ts): watcher events become batches after a short settle time, so a

@@ -190,6 +190,7 @@ export class HintBatcher {
   }
 
   private armFlush(): void {
+    if (this.closed) return; // a stopping source flushes once itself; the rest is found at start
     this.flushTimer ??= this.o.scheduler.after(this.o.settleMs, () => this.onFlushTimer());
   }
 

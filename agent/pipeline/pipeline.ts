@@ -1,5 +1,5 @@
 /**
- * The activity pipeline (DESIGN.md §1, §6): sources submit normalised records; a bounded queue
+ * The activity pipeline (docs/activity-pipeline.md): sources submit normalised records; a bounded queue
  * holds them; a batch writer stores each batch in one transaction together with the state
  * derived from it (a submission's `commitWith`: the source's file snapshot; the log file
  * positions) and the log file lines; after COMMIT the other outputs (syslog) and the live feed
@@ -61,6 +61,8 @@ export interface PipelineStats {
   rejectedRecords: number;
   queuedRecords: number;
   waitingSubmissions: number;
+  /** The longest a commit held the event loop (insert, log lines, both disk syncs), in ms. */
+  longestCommitMs: number;
 }
 
 /** SQLite result codes that describe the environment, not the batch: retry them. */
@@ -91,7 +93,13 @@ export class Pipeline {
   private stopped = false;
   private lastGoodWhen = '';
   private idleWaiters: Array<() => void> = [];
-  private readonly counters = { committedRecords: 0, batches: 0, failedBatches: 0, rejectedRecords: 0 };
+  private readonly counters = {
+    committedRecords: 0,
+    batches: 0,
+    failedBatches: 0,
+    rejectedRecords: 0,
+    longestCommitMs: 0,
+  };
   private readonly maxQueued: number;
   private readonly maxBatch: number;
 
@@ -223,12 +231,14 @@ export class Pipeline {
       return;
     }
     let stored: StoredItem[];
+    const started = performance.now();
     try {
       stored = this.commit(batch);
     } catch (error) {
       this.failed(batch, error as Error);
       return;
     }
+    this.counters.longestCommitMs = Math.max(this.counters.longestCommitMs, performance.now() - started);
     this.oneAtATime = false;
     if (this.retryDelayMs > 0) {
       this.retryDelayMs = 0;
