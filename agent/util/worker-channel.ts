@@ -80,7 +80,9 @@ export class WorkerChannel<Request, Reply, Event = never> {
     );
     if (!this.options.ref) worker.unref();
     this.online = false;
-    worker.on('message', (message: Inbound) => this.receive(message));
+    worker.on('message', (message: Inbound) => {
+      if (this.worker === worker) this.receive(message); // a retired thread's late words are void
+    });
     worker.on('error', (error) => {
       this.rejectAll(`the worker thread failed: ${error.message}`);
       this.options.onError?.(error);
