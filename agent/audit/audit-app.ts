@@ -157,7 +157,7 @@ export function buildAuditApp(deps: AuditAppDeps): Koa {
 
     if (endpoint === 'write') {
       const bytes = await readBody(ctx.req, limits.writeBodyBytes);
-      const records = await deps.parsePool.parse(bytes, query.format, profile.vendor);
+      const records = await deps.parsePool.parse(bytes, query.format, profile.vendor, user.name);
       await deps.service.write(records);
       ctx.status = 200;
       ctx.type = 'text/plain';

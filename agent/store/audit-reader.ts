@@ -21,9 +21,8 @@ import { TurnQueue } from '../util/turn-queue.js';
 import type { CompiledSearch } from './audit-query.js';
 import { StepSize } from './step-size.js';
 import { registerTextFunctions } from './text-match.js';
-import { fileIdentity, sameFile } from './search-indexer.js';
+import { fileIdentity, ReopeningHandle, sameFile, type FileIdentity } from './reopening-handle.js';
 import { SEARCH_TABLE } from './search-index-schema.js';
-import { databaseFileProblem } from './database-file.js';
 import { recordsJson } from './raw-record.js';
 import { describeSqliteError } from './sqlite-error.js';
 
@@ -102,14 +101,13 @@ const isSqliteFailure = (error: unknown): boolean =>
 /** The reader's connection to the audit database (and the attached index). */
 export interface Connection {
   db: Database.Database;
-  id: ReturnType<typeof fileIdentity>;
   statements: Map<string, Database.Statement>;
-  search: { id: ReturnType<typeof fileIdentity> } | null;
+  search: { id: FileIdentity | null } | null;
   attachTriedAt: number;
 }
 
 export class AuditReader {
-  private conn: Connection | null = null;
+  private readonly handle: ReopeningHandle<Connection>;
   private closed = false;
 
   /** Where searches and page streams wait for their turn of the event loop (turn-queue.ts). */
@@ -117,6 +115,15 @@ export class AuditReader {
 
   constructor(private readonly options: AuditReaderOptions) {
     this.turns = options.turns ?? new TurnQueue();
+    this.handle = new ReopeningHandle<Connection>({
+      file: options.file,
+      checkHeader: true,
+      problem: (message) => new AuditDatabaseError(message),
+      open: () => this.open(),
+      close: (conn) => {
+        if (conn.db.open) conn.db.close();
+      },
+    });
   }
 
   /** Runs `work` on a healthy connection; any database failure closes it and becomes AuditDatabaseError. */
@@ -132,31 +139,26 @@ export class AuditReader {
     }
   }
 
+  private open(): Connection {
+    const db = new Database(this.options.file, {
+      readonly: true,
+      fileMustExist: true,
+      timeout: this.options.busyTimeoutMs ?? 250,
+    });
+    try {
+      registerTextFunctions(db);
+      db.prepare('SELECT seq FROM activity_records LIMIT 0').all(); // fails now if the file is not ours
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return { db, statements: new Map(), search: null, attachTriedAt: 0 };
+  }
+
   private connection(): Connection {
-    const problem = databaseFileProblem(this.options.file);
-    const current = fileIdentity(this.options.file);
-    if (problem !== null || current === null) {
-      this.close();
-      throw new AuditDatabaseError(problem ?? 'the audit database file is missing');
-    }
-    if (this.conn && !sameFile(current, this.conn.id)) this.close();
-    if (!this.conn) {
-      const db = new Database(this.options.file, {
-        readonly: true,
-        fileMustExist: true,
-        timeout: this.options.busyTimeoutMs ?? 250,
-      });
-      try {
-        registerTextFunctions(db);
-        db.prepare('SELECT seq FROM activity_records LIMIT 0').all(); // fails now if the file is not ours
-      } catch (error) {
-        db.close();
-        throw error;
-      }
-      this.conn = { db, id: current, statements: new Map(), search: null, attachTriedAt: 0 };
-    }
-    this.refreshSearch(this.conn);
-    return this.conn;
+    const conn = this.handle.get();
+    this.refreshSearch(conn);
+    return conn;
   }
 
   /** Attaches the index when it exists, re-attaches when the indexer replaced the file. */
@@ -330,9 +332,7 @@ export class AuditReader {
   /** Closes the connection; when `final`, later calls fail instead of opening it again. */
   close(final = false): void {
     if (final) this.closed = true;
-    const conn = this.conn;
-    this.conn = null;
-    if (conn?.db.open) conn.db.close();
+    this.handle.reset();
   }
 }
 

@@ -95,7 +95,7 @@ export function rowToRecord(row: RecordRow): ActivityRecord {
 
 export class AuditStore {
   private readonly rids = new RidGenerator();
-  private insert: Database.Statement;
+  private readonly insert: Database.Statement;
   private insertMany: Database.Statement | undefined;
   private readonly manyArgs = new Array<unknown>(COLUMNS * ROWS_PER_STATEMENT);
   /** The last `When` given and what it became: a burst shares its second. */
@@ -103,28 +103,23 @@ export class AuditStore {
   private lastWhenMs = Number.NaN;
   private lastStoredWhen = '';
   private deleteOld: Database.Statement | undefined;
-  /** Device and inode of the file this connection has open (see `reopenIfReplaced`). */
-  private identity: { dev: number; ino: number };
   private readonly checkpointer: WalCheckpointer | null;
 
   private constructor(
     readonly file: string,
-    private connection: Database.Database,
-    private readonly options: AuditStoreOptions,
+    private readonly connection: Database.Database,
+    options: AuditStoreOptions,
   ) {
     this.insert = AuditStore.prepareInsert(connection);
-    this.identity = AuditStore.identityOf(file);
     this.checkpointer = options.backgroundCheckpoints ? new WalCheckpointer(file) : null;
   }
 
-  /** The open connection; it changes when the store reopens the file. */
+  /**
+   * The open connection. A store does not follow its path: a connection that must (the writer
+   * thread's) keeps the store in a ReopeningHandle (reopening-handle.ts).
+   */
   get db(): Database.Database {
     return this.connection;
-  }
-
-  private static identityOf(file: string): { dev: number; ino: number } {
-    const stat = fs.statSync(file);
-    return { dev: stat.dev, ino: stat.ino };
   }
 
   private static prepareInsert(db: Database.Database, rows = 1): Database.Statement {
@@ -173,34 +168,6 @@ export class AuditStore {
       );
     }
     return new AuditStore(options.file, connection, options);
-  }
-
-  /**
-   * Opens the file again: after a failure, or when the file was replaced (a restore from a
-   * backup) while open — the old connection would keep writing into the unlinked file. Never
-   * creates a missing database: that would hide the loss of every record behind an empty one.
-   */
-  reopen(): void {
-    const db = AuditStore.connect(this.options, true);
-    if (this.connection.open) this.connection.close();
-    this.connection = db;
-    this.insert = AuditStore.prepareInsert(db);
-    this.insertMany = undefined;
-    this.deleteOld = undefined;
-    this.identity = AuditStore.identityOf(this.file);
-  }
-
-  /** Reopens when the path now names another file; throws when the file is gone. */
-  reopenIfReplaced(): void {
-    let current: { dev: number; ino: number };
-    try {
-      current = AuditStore.identityOf(this.file);
-    } catch {
-      throw new Error('the audit database file is missing');
-    }
-    if (current.dev !== this.identity.dev || current.ino !== this.identity.ino || !this.connection.open) {
-      this.reopen();
-    }
   }
 
   /**

@@ -3,7 +3,8 @@
  * at once when the agent pokes it after a write), prunes records retention removed, and backs
  * off while the audit database cannot be read.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
+import { serveRequests } from '../util/worker-channel.js';
 import { SearchIndexer } from './search-indexer.js';
 
 export interface IndexWorkerConfig {
@@ -18,17 +19,22 @@ export type IndexWorkerCommand = { type: 'poke' } | { type: 'stop' };
 export type IndexWorkerMessage =
   { type: 'progress'; indexedUpto: number } | { type: 'error'; message: string } | { type: 'stopped' };
 
-const port = parentPort!;
 const config = workerData as IndexWorkerConfig;
 const indexer = new SearchIndexer({ audit: config.audit, search: config.search });
-const post = (message: IndexWorkerMessage): void => port.postMessage(message);
 
 let stopping = false;
 let wake: (() => void) | null = null;
-port.on('message', (command: IndexWorkerCommand) => {
-  if (command.type === 'stop') stopping = true;
-  wake?.();
-});
+// Commands only: the indexer answers no requests.
+const channel = serveRequests<never, never, IndexWorkerMessage>(
+  () => {
+    throw new Error('the search indexer takes no requests');
+  },
+  (command) => {
+    if ((command as IndexWorkerCommand).type === 'stop') stopping = true;
+    wake?.();
+  },
+);
+const post = channel.emit;
 
 const pause = (ms: number): Promise<void> =>
   new Promise((resolve) => {
@@ -67,7 +73,7 @@ async function run(): Promise<void> {
   }
   indexer.close();
   post({ type: 'stopped' });
-  port.close(); // the listener would keep the thread alive
+  channel.close(); // the listener would keep the thread alive
 }
 
 void run();

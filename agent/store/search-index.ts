@@ -3,8 +3,7 @@
  * got, pokes it after writes, restarts it if it dies, and stops it with the agent.
  * Searches stay correct whatever the index does: records it has not reached are scanned.
  */
-import type { Worker } from 'node:worker_threads';
-import { startModuleWorker } from '../util/module-worker.js';
+import { WorkerChannel } from '../util/worker-channel.js';
 import type { Logger } from '../log/logger.js';
 import type { IndexWorkerCommand, IndexWorkerConfig, IndexWorkerMessage } from './search-index-worker.js';
 
@@ -19,41 +18,39 @@ export interface SearchIndexOptions {
 }
 
 export class SearchIndex {
-  private worker: Worker | null = null;
+  private readonly channel: WorkerChannel<never, never, IndexWorkerMessage>;
   private upto = 0;
-  private stopping = false;
   private lastError = '';
   private waiters = new Set<() => void>();
   private restartTimer: NodeJS.Timeout | null = null;
 
-  private constructor(private readonly options: SearchIndexOptions) {}
+  private constructor(private readonly options: SearchIndexOptions) {
+    const config: IndexWorkerConfig = {
+      audit: options.audit,
+      search: options.search,
+      pollMs: options.pollMs ?? 250,
+      chunk: options.chunk ?? 2000,
+      pruneEveryMs: options.pruneEveryMs ?? 60_000,
+    };
+    this.channel = new WorkerChannel<never, never, IndexWorkerMessage>({
+      callerUrl: import.meta.url,
+      worker: 'search-index-worker',
+      workerData: config,
+      onEvent: (message) => this.onMessage(message),
+      onError: (error) => options.log.error('search indexer failed', { error: error.message }),
+      onExit: (code) => {
+        // The index works on its own, not on demand: start it again after a pause.
+        options.log.warn('search indexer stopped; restarting', { code });
+        this.restartTimer = setTimeout(() => this.channel.start(), 1000);
+        this.restartTimer.unref();
+      },
+    });
+  }
 
   static start(options: SearchIndexOptions): SearchIndex {
     const index = new SearchIndex(options);
-    index.spawn();
+    index.channel.start();
     return index;
-  }
-
-  private spawn(): void {
-    const config: IndexWorkerConfig = {
-      audit: this.options.audit,
-      search: this.options.search,
-      pollMs: this.options.pollMs ?? 250,
-      chunk: this.options.chunk ?? 2000,
-      pruneEveryMs: this.options.pruneEveryMs ?? 60_000,
-    };
-    const worker = startModuleWorker(import.meta.url, 'search-index-worker', { workerData: config });
-    worker.unref();
-    worker.on('message', (message: IndexWorkerMessage) => this.onMessage(message));
-    worker.on('error', (error) => this.options.log.error('search indexer failed', { error: error.message }));
-    worker.on('exit', (code) => {
-      if (this.worker === worker) this.worker = null;
-      if (this.stopping) return;
-      this.options.log.warn('search indexer stopped; restarting', { code });
-      this.restartTimer = setTimeout(() => this.spawn(), 1000);
-      this.restartTimer.unref();
-    });
-    this.worker = worker;
   }
 
   private onMessage(message: IndexWorkerMessage): void {
@@ -74,7 +71,7 @@ export class SearchIndex {
 
   /** New records were written: index them now instead of at the next poll. */
   poke(): void {
-    this.worker?.postMessage({ type: 'poke' } satisfies IndexWorkerCommand);
+    this.channel.post({ type: 'poke' } satisfies IndexWorkerCommand);
   }
 
   /** Resolves true once the index covers `seq`, false after `timeoutMs`. */
@@ -97,14 +94,8 @@ export class SearchIndex {
   }
 
   async stop(): Promise<void> {
-    this.stopping = true;
     if (this.restartTimer) clearTimeout(this.restartTimer);
-    const worker = this.worker;
-    if (!worker) return;
-    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    worker.postMessage({ type: 'stop' } satisfies IndexWorkerCommand);
-    const timer = setTimeout(() => void worker.terminate(), 3000);
-    await exited;
-    clearTimeout(timer);
+    // The worker closes its databases when asked; one that does not within 3 s is terminated.
+    await this.channel.close({ message: { type: 'stop' } satisfies IndexWorkerCommand, graceMs: 3000 });
   }
 }

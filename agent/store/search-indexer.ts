@@ -11,6 +11,7 @@
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { migrateSearchIndex, SEARCH_TABLE } from './search-index-schema.js';
+import { ReopeningHandle } from './reopening-handle.js';
 import { INDEXED_COLUMNS, indexValues, type IndexSourceRow } from './search-text.js';
 
 export interface IndexState {
@@ -19,30 +20,13 @@ export interface IndexState {
   pruned_below: number;
 }
 
-interface FileIdentity {
-  dev: number;
-  ino: number;
-}
-
-export function fileIdentity(file: string): FileIdentity | null {
-  try {
-    const stat = fs.statSync(file);
-    return { dev: stat.dev, ino: stat.ino };
-  } catch {
-    return null;
-  }
-}
-
-export const sameFile = (a: FileIdentity | null, b: FileIdentity | null): boolean =>
-  a !== null && b !== null && a.dev === b.dev && a.ino === b.ino;
-
 function removeDatabaseFiles(file: string): void {
   for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true });
 }
 
 export class SearchIndexer {
+  private readonly auditHandle: ReopeningHandle<Database.Database>;
   private audit: Database.Database | null = null;
-  private auditId: FileIdentity | null = null;
   private search: Database.Database | null = null;
   private statements: {
     read: Database.Statement;
@@ -55,7 +39,13 @@ export class SearchIndexer {
     setPruned: Database.Statement;
   } | null = null;
 
-  constructor(readonly files: { audit: string; search: string }) {}
+  constructor(readonly files: { audit: string; search: string }) {
+    this.auditHandle = new ReopeningHandle({
+      file: files.audit,
+      open: () => new Database(files.audit, { readonly: true, fileMustExist: true, timeout: 1000 }),
+      close: (db) => db.close(),
+    });
+  }
 
   private openSearch(): Database.Database {
     const open = (): Database.Database => {
@@ -81,12 +71,9 @@ export class SearchIndexer {
   }
 
   private ensureOpen(): void {
-    const current = fileIdentity(this.files.audit);
-    if (this.audit && !sameFile(current, this.auditId)) this.closeAudit();
-    if (!this.audit) {
-      if (current === null) throw new Error('the audit database file is missing');
-      this.audit = new Database(this.files.audit, { readonly: true, fileMustExist: true, timeout: 1000 });
-      this.auditId = current;
+    const audit = this.auditHandle.get(); // opened again when the file was replaced
+    if (audit !== this.audit) {
+      this.audit = audit;
       this.statements = null;
     }
     if (!this.search) {
@@ -175,9 +162,8 @@ export class SearchIndexer {
   }
 
   private closeAudit(): void {
-    this.audit?.close();
+    this.auditHandle.reset();
     this.audit = null;
-    this.auditId = null;
     this.statements = null;
   }
 

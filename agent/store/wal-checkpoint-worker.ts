@@ -6,27 +6,20 @@
  * thread's to repair), reopens when the path names another file, and only ever runs PASSIVE
  * checkpoints: they never wait for, nor block, the writer or the readers.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { fileIdentity, sameFile } from './search-indexer.js';
+import { serveRequests } from '../util/worker-channel.js';
+import { ReopeningHandle } from './reopening-handle.js';
 
 export interface CheckpointJob {
   type: 'checkpoint';
 }
 export type CheckpointReply = { type: 'done'; frames: number; copied: number } | { type: 'failed'; error: string };
 
-const port = parentPort!;
 const file = (workerData as { file: string }).file;
-let db: Database.Database | null = null;
-let id: ReturnType<typeof fileIdentity> = null;
-
-function connection(): Database.Database {
-  const current = fileIdentity(file);
-  if (db && !sameFile(current, id)) {
-    db.close();
-    db = null;
-  }
-  if (!db) {
+const connection = new ReopeningHandle<Database.Database>({
+  file,
+  open: () => {
     const opened = new Database(file, { fileMustExist: true, timeout: 0 });
     try {
       // A checkpoint syncs the WAL before copying and the database file after, unless OFF.
@@ -36,19 +29,17 @@ function connection(): Database.Database {
       opened.close();
       throw error;
     }
-    db = opened;
-    id = current;
-  }
-  return db;
-}
+    return opened;
+  },
+  close: (db) => db.close(),
+});
 
-port.on('message', (_job: CheckpointJob) => {
+serveRequests<CheckpointJob, CheckpointReply>(() => {
   try {
-    const [row] = connection().pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number; checkpointed: number }>;
-    port.postMessage({ type: 'done', frames: row?.log ?? 0, copied: row?.checkpointed ?? 0 } satisfies CheckpointReply);
+    const [row] = connection.get().pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number; checkpointed: number }>;
+    return { type: 'done', frames: row?.log ?? 0, copied: row?.checkpointed ?? 0 };
   } catch (error) {
-    db?.close();
-    db = null;
-    port.postMessage({ type: 'failed', error: (error as Error).message } satisfies CheckpointReply);
+    connection.reset();
+    return { type: 'failed', error: (error as Error).message };
   }
 });

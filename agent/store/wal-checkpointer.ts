@@ -11,8 +11,7 @@
  * and a checkpoint is crash-safe at any point. The writer keeps a higher `wal_autocheckpoint`
  * as a backstop, so the WAL stays bounded if this thread falls behind or cannot run.
  */
-import type { Worker } from 'node:worker_threads';
-import { startModuleWorker } from '../util/module-worker.js';
+import { WorkerChannel } from '../util/worker-channel.js';
 import type { CheckpointJob, CheckpointReply } from './wal-checkpoint-worker.js';
 
 /** Pages the writer lets the WAL reach before it checkpoints itself (SQLite's default is 1000). */
@@ -20,7 +19,7 @@ export const BACKSTOP_PAGES = 10_000;
 const COMMITS_PER_CHECKPOINT = 3;
 
 export class WalCheckpointer {
-  private worker: Worker | null = null;
+  private readonly channel: WorkerChannel<CheckpointJob, CheckpointReply>;
   private running = false;
   private wanted = false;
   private stopped = false;
@@ -30,23 +29,14 @@ export class WalCheckpointer {
   private idleTimer: NodeJS.Timeout | null = null;
 
   constructor(
-    private readonly file: string,
+    file: string,
     private readonly now: () => number = Date.now,
-  ) {}
-
-  private ensureWorker(): Worker {
-    if (this.worker) return this.worker;
-    const worker = startModuleWorker(import.meta.url, 'wal-checkpoint-worker', { workerData: { file: this.file } });
-    worker.unref();
-    worker.on('message', (reply: CheckpointReply) => this.finished(reply.type === 'done'));
-    worker.on('error', () => undefined); // 'exit' follows
-    worker.on('exit', () => {
-      if (this.worker !== worker) return;
-      this.worker = null;
-      if (this.running) this.finished(false);
+  ) {
+    this.channel = new WorkerChannel({
+      callerUrl: import.meta.url,
+      worker: 'wal-checkpoint-worker',
+      workerData: { file },
     });
-    this.worker = worker;
-    return worker;
   }
 
   /**
@@ -79,7 +69,10 @@ export class WalCheckpointer {
     if (this.failures > 0 && this.now() < this.retryAt) return;
     this.running = true;
     this.wanted = false;
-    this.ensureWorker().postMessage({ type: 'checkpoint' } satisfies CheckpointJob);
+    this.channel.request({ type: 'checkpoint' }).then(
+      (reply) => this.finished(reply.type === 'done'),
+      () => this.finished(false), // the thread stopped: it starts again with the next checkpoint
+    );
   }
 
   private finished(ok: boolean): void {
@@ -93,8 +86,6 @@ export class WalCheckpointer {
   stop(): Promise<void> {
     this.stopped = true;
     if (this.idleTimer) clearTimeout(this.idleTimer);
-    const worker = this.worker;
-    this.worker = null;
-    return worker ? worker.terminate().then(() => undefined) : Promise.resolve();
+    return this.channel.close();
   }
 }
