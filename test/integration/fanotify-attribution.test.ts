@@ -100,6 +100,20 @@ describe('fanotify attribution (root, real kernel)', () => {
     expectActor(find('delete', inFolder('archive')), alice, '/usr/bin/rmdir');
   });
 
+  it('keeps the login account of someone acting as another account (as after sudo or su)', async () => {
+    // A login session of alice (pam_loginuid writes /proc/self/loginuid), then runuser to bob.
+    await run('sh', ['-c', `echo ${uid[alice]} > /proc/self/loginuid && runuser -u ${bob} -- touch as-bob.txt`], {
+      cwd: folder,
+    });
+    await waitFor('the create', () => find('create', inFolder('as-bob.txt')) !== undefined);
+    expect(find('create', inFolder('as-bob.txt'))).toMatchObject({
+      uid: uid[bob],
+      who: `${host}\\${bob}`,
+      loginUid: uid[alice],
+      loginWho: `${host}\\${alice}`,
+    });
+  });
+
   it('reports a read with its reader', async () => {
     fs.writeFileSync(inFolder('readme.txt'), 'hello\n');
     fs.chmodSync(inFolder('readme.txt'), 0o644);
