@@ -55,11 +55,22 @@ function randomBase62(length: number): string {
   return out;
 }
 
-/** A new credential of `kind`: prefix, 256 random bits in base62, checksum. */
-export function generateCredential(kind: CredentialKind): string {
+/**
+ * A new credential of `kind`: prefix, 256 random bits in base62, checksum. `lead`, when given,
+ * takes the place of the first random characters: refresh tokens start with their family's tag
+ * (FAMILY_TAG_CHARS, token-service.ts), so a rotated-away token still names its family; the
+ * 33 characters after it are still random (196 bits, above RFC 6749 §10.10's 160).
+ */
+export function generateCredential(kind: CredentialKind, lead = ''): string {
   const prefix = CREDENTIAL_PREFIX[kind];
-  const body = randomBase62(BODY_CHARS);
+  if (lead.length >= BODY_CHARS || !/^[0-9A-Za-z]*$/.test(lead)) throw new Error('a credential lead is base62');
+  const body = lead + randomBase62(BODY_CHARS - lead.length);
   return prefix + body + checksum(prefix, body);
+}
+
+/** A random base62 string of `length` characters (a refresh token family's tag). */
+export function randomTag(length: number): string {
+  return randomBase62(length);
 }
 
 /**

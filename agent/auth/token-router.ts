@@ -17,6 +17,7 @@ import { AUTH_REALM, rfcText } from './challenge.js';
 import type { ClientService } from './client-service.js';
 import { parseFormParameters } from './form-parameters.js';
 import type { TokenService } from './token-service.js';
+import { TokenRateLimiter } from './token-rate-limit.js';
 
 export const TOKEN_PATH = '/api/v1/token';
 const FORM_LIMIT_BYTES = 16 * 1024;
@@ -28,6 +29,15 @@ export interface TokenRouterDeps {
   clients: ClientService;
   tokens: TokenService;
   log: Logger;
+  /** Tokens per client and minute (token-rate-limit.ts); one is made when not given. */
+  rateLimit?: TokenRateLimiter;
+}
+
+/** 429 in the RFC 6749 §5.2 body shape; `slow_down` is the registered code for it (RFC 8628 §3.5). */
+function slowDown(seconds: number): ApiError {
+  return new ApiError(429, 'slow_down', `too many token requests for this client; try again in ${seconds} seconds`, {
+    headers: { 'Retry-After': String(seconds) },
+  });
 }
 
 function invalidRequest(description: string, field?: string): ApiError {
@@ -79,6 +89,14 @@ function presentedClient(ctx: Koa.Context, params: ReadonlyMap<string, string>):
 /** Registers `POST /api/v1/token`; other methods get 405 with `Allow: POST` from the router. */
 export function registerTokenRoute(router: ApiRouter, deps: TokenRouterDeps): void {
   const { clients, tokens, log } = deps;
+  const rateLimit = deps.rateLimit ?? new TokenRateLimiter();
+  const checkRate = (clientId: string): void => {
+    const wait = rateLimit.retryAfter(clientId);
+    if (wait > 0) {
+      log.info('token request refused', { clientId, reason: 'rate_limited' });
+      throw slowDown(wait);
+    }
+  };
 
   /** Authenticates with the secret; returns the client id or throws invalid_client. */
   const authenticate = (clientId: string, secret: string): string => {
@@ -145,6 +163,8 @@ export function registerTokenRoute(router: ApiRouter, deps: TokenRouterDeps): vo
     if (grantType === 'client_credentials') {
       if (client.secret === undefined) throw invalidClient('client_secret is missing');
       clientId = authenticate(client.clientId, client.secret);
+      checkRate(clientId);
+      rateLimit.count(clientId);
       issued = await tokens.issue(clientId);
     } else {
       const refreshToken = params.get('refresh_token');
@@ -156,7 +176,9 @@ export function registerTokenRoute(router: ApiRouter, deps: TokenRouterDeps): vo
         log.info('token request refused', { clientId: client.clientId, reason: 'unknown_client' });
         throw invalidClient(AUTH_FAILED);
       }
+      checkRate(clientId);
       const result = await tokens.refresh(clientId, refreshToken);
+      if (result.ok) rateLimit.count(clientId);
       if (!result.ok) {
         log.warn('refresh refused', { clientId, reason: result.reason });
         if (result.reason === 'reused') {

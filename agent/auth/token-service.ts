@@ -9,9 +9,12 @@
  *   returned. Presenting a used refresh token again is reuse: the whole family is revoked
  *   (RFC 9700 §4.14.2), because the server cannot tell the thief from the client.
  * - A refresh token is bound to its client (RFC 6749 §10.4): another client gets invalid_grant.
+ * - A rotation revokes the access token issued with the refresh token it uses up: a family has
+ *   one working access token. Refresh tokens start with their family's tag, so one rotated away
+ *   long ago, whose row is gone, is still recognised as reuse (token-store.ts keeps it bounded).
  */
 import crypto from 'node:crypto';
-import { generateCredential, looksLikeCredential } from './credential-format.js';
+import { CREDENTIAL_PREFIX, generateCredential, looksLikeCredential, randomTag } from './credential-format.js';
 import type { CredentialHasher } from './keyed-hash.js';
 import { ACCESS_TOKEN_LIFETIME_MS, ACCESS_TOKEN_LIFETIME_SECONDS, type Clock } from './lifetimes.js';
 import type { NewToken, TokenStore } from './token-store.js';
@@ -41,12 +44,29 @@ export interface TokenServiceDeps {
   now: Clock;
 }
 
+/** Leading characters of a refresh token that name its family (59 bits; the other 33 are random). */
+export const FAMILY_TAG_CHARS = 10;
+
+const tagOf = (refreshToken: string): string =>
+  refreshToken.slice(CREDENTIAL_PREFIX.refresh.length, CREDENTIAL_PREFIX.refresh.length + FAMILY_TAG_CHARS);
+
 export class TokenService {
   constructor(private readonly deps: TokenServiceDeps) {}
 
-  private newPair(clientId: string, familyId: string, at: number): { tokens: IssuedTokens; rows: NewToken[] } {
+  /** A tag's keyed hash: the tag is part of a secret, so auth.db holds it only hashed. */
+  private tagHash(tag: string): Buffer {
+    return this.deps.hasher.hash(`family-tag:${tag}`);
+  }
+
+  private newPair(
+    clientId: string,
+    familyId: string,
+    tag: string,
+    generation: number,
+    at: number,
+  ): { tokens: IssuedTokens; rows: NewToken[] } {
     const accessToken = generateCredential('access');
-    const refreshToken = generateCredential('refresh');
+    const refreshToken = generateCredential('refresh', tag);
     const { hasher } = this.deps;
     return {
       tokens: { accessToken, refreshToken, expiresIn: ACCESS_TOKEN_LIFETIME_SECONDS },
@@ -58,6 +78,7 @@ export class TokenService {
           family_id: familyId,
           issued_at: at,
           expires_at: at + ACCESS_TOKEN_LIFETIME_MS,
+          generation,
         },
         {
           hash: hasher.hash(refreshToken),
@@ -66,6 +87,7 @@ export class TokenService {
           family_id: familyId,
           issued_at: at,
           expires_at: null,
+          generation,
         },
       ],
     };
@@ -76,9 +98,13 @@ export class TokenService {
    * once the tokens are committed, so a token handed out survives a crash.
    */
   async issue(clientId: string): Promise<IssuedTokens> {
-    const { tokens, rows } = this.newPair(clientId, crypto.randomUUID(), this.deps.now());
+    const at = this.deps.now();
+    const familyId = crypto.randomUUID();
+    const tag = randomTag(FAMILY_TAG_CHARS);
+    const { tokens, rows } = this.newPair(clientId, familyId, tag, 0, at);
     const { store } = this.deps;
-    await store.write(() => store.insert(rows));
+    const family = { family_id: familyId, client_id: clientId, tag_hash: this.tagHash(tag), created_at: at };
+    await store.write(() => store.startFamily(family, rows));
     return tokens;
   }
 
@@ -88,14 +114,34 @@ export class TokenService {
     const { store, hasher } = this.deps;
     const hash = hasher.hash(refreshToken);
     const row = store.find(hash);
-    if (!row || row.kind !== 'refresh') return { ok: false, reason: 'unknown' };
+    const at = this.deps.now();
+    if (!row) {
+      // Rotated away long ago (its row is gone): its tag still names the family.
+      const family = store.familyByTag(this.tagHash(tagOf(refreshToken)));
+      if (!family) return { ok: false, reason: 'unknown' };
+      if (family.client_id !== clientId) return { ok: false, reason: 'other_client' };
+      if (family.revoked_at !== null) return { ok: false, reason: 'revoked' };
+      await store.write(() => store.revokeFamily(family.family_id, at));
+      return { ok: false, reason: 'reused' };
+    }
+    if (row.kind !== 'refresh') return { ok: false, reason: 'unknown' };
     if (row.client_id !== clientId) return { ok: false, reason: 'other_client' };
     if (row.revoked_at !== null) return { ok: false, reason: 'revoked' };
-    const at = this.deps.now();
-    const { tokens, rows } = this.newPair(clientId, row.family_id, at);
+    const family = store.family(row.family_id);
+    // A family from before tags (schema 1) gets one with its first rotation.
+    const tag = family?.tag_hash ? tagOf(refreshToken) : randomTag(FAMILY_TAG_CHARS);
+    const { tokens, rows } = this.newPair(clientId, row.family_id, tag, row.generation + 1, at);
+    const rotation = {
+      oldHash: hash,
+      at,
+      familyId: row.family_id,
+      generation: row.generation,
+      tagHash: family?.tag_hash ? null : this.tagHash(tag),
+      successors: rows,
+    };
     // Decided inside the write: a parallel refresh with the same token may have rotated it since.
     const rotated = await store.write(() => {
-      if (row.used_at === null && store.rotate(hash, at, rows)) return true;
+      if (row.used_at === null && store.rotate(rotation)) return true;
       store.revokeFamily(row.family_id, at);
       return false;
     });
@@ -129,7 +175,10 @@ export class TokenService {
     return this.deps.store.revokeClient(clientId, this.deps.now());
   }
 
-  /** Housekeeping: forgets access tokens expired, and tokens revoked, more than `graceMs` ago. */
+  /**
+   * Housekeeping: forgets access tokens expired, and tokens and families revoked, and refresh
+   * tokens used, more than `graceMs` ago.
+   */
   purge(graceMs = 30 * 24 * 3600 * 1000): number {
     return this.deps.store.purge(this.deps.now() - graceMs);
   }

@@ -4,11 +4,18 @@
  * (a whole-file rewrite per token cannot sustain the token endpoint's rate). Only keyed hashes
  * are stored (keyed-hash.ts). Rows carry their family: the access and refresh tokens that
  * descend from one client-credentials grant, revoked together (RFC 9700 §4.14.2).
+ *
+ * The file stays bounded (docs/authentication.md): a family keeps the rows of its current
+ * generation and of the one before it (rotation deletes older ones), its refresh tokens start
+ * with the family's tag, whose keyed hash the `families` row holds, so an older refresh token
+ * is still recognised as reuse; a client keeps at most MAX_LIVE_FAMILIES live families (the
+ * least recently used is revoked) and MAX_REVOKED_FAMILIES revoked ones (older ones deleted).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { DatabaseOpenError, openProblem } from '../store/database-open-error.js';
+import { AccessTokenCache } from './access-token-cache.js';
 import { syncWal, syncWalNow } from '../store/wal-sync.js';
 
 export type TokenKind = 'access' | 'refresh';
@@ -24,9 +31,34 @@ export interface TokenRow {
   /** Refresh tokens: when it was exchanged (rotated). A second use is reuse. */
   used_at: number | null;
   revoked_at: number | null;
+  /** How many rotations the family had gone through when this token was issued. */
+  generation: number;
 }
 
-export type NewToken = Pick<TokenRow, 'hash' | 'kind' | 'client_id' | 'family_id' | 'issued_at' | 'expires_at'>;
+export type NewToken = Pick<
+  TokenRow,
+  'hash' | 'kind' | 'client_id' | 'family_id' | 'issued_at' | 'expires_at' | 'generation'
+>;
+
+export interface FamilyRow {
+  family_id: string;
+  client_id: string;
+  /** Keyed hash of the tag its refresh tokens start with; null for families from schema 1. */
+  tag_hash: Buffer | null;
+  /** The generation of its current tokens. */
+  generation: number;
+  created_at: number;
+  /** Its creation or last rotation. */
+  used_at: number;
+  revoked_at: number | null;
+}
+
+export type NewFamily = Pick<FamilyRow, 'family_id' | 'client_id' | 'tag_hash' | 'created_at'>;
+
+/** Live token families per client; a new one beyond this revokes the least recently used. */
+export const MAX_LIVE_FAMILIES = 100;
+/** Revoked families kept per client (they answer "revoked" in the log); older ones are deleted. */
+export const MAX_REVOKED_FAMILIES = 100;
 
 export interface TokenStoreOptions {
   file: string;
@@ -37,7 +69,7 @@ export interface TokenStoreOptions {
   synchronous?: 'FULL' | 'NORMAL';
 }
 
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 
 const MIGRATIONS: Record<number, string> = {
   1: `
@@ -53,6 +85,23 @@ const MIGRATIONS: Record<number, string> = {
     ) WITHOUT ROWID;
     CREATE INDEX tokens_by_family ON tokens (family_id);
     CREATE INDEX tokens_by_client ON tokens (client_id);`,
+  2: `
+    ALTER TABLE tokens ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX tokens_by_family_generation ON tokens (family_id, generation);
+    CREATE TABLE families (
+      family_id  TEXT    PRIMARY KEY,
+      client_id  TEXT    NOT NULL,
+      tag_hash   BLOB    UNIQUE,
+      generation INTEGER NOT NULL DEFAULT 0,
+      created_at INTEGER NOT NULL,
+      used_at    INTEGER NOT NULL,
+      revoked_at INTEGER
+    ) WITHOUT ROWID;
+    CREATE INDEX families_by_client ON families (client_id, revoked_at, used_at);
+    INSERT INTO families (family_id, client_id, created_at, used_at, revoked_at)
+      SELECT family_id, min(client_id), min(issued_at), max(issued_at),
+             CASE WHEN sum(revoked_at IS NULL) = 0 THEN max(revoked_at) END
+      FROM tokens GROUP BY family_id;`,
 };
 
 /** The auth database was written by a newer Vigil; refusing beats guessing its layout. */
@@ -62,9 +111,6 @@ export class TokenStoreVersionError extends Error {
     this.name = 'TokenStoreVersionError';
   }
 }
-
-/** Bound of the access-token lookup cache; it is simply emptied when full. */
-const CACHE_LIMIT = 10_000;
 
 type WriteOutcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
@@ -81,13 +127,14 @@ export class TokenStore {
    * agent lock keeps admin commands out), and every statement that revokes or deletes rows
    * empties this cache synchronously, so a revocation still applies to the very next request.
    */
-  private readonly accessCache = new Map<string, TokenRow>();
+  private readonly accessCache = new AccessTokenCache();
   private pending: PendingWrite[] = [];
   private flushScheduled = false;
   /** Built once: creating a transaction function per call costs more than running it. */
   private readonly inTransaction: (batch: PendingWrite[], outcomes: WriteOutcome[]) => void;
   private readonly insertAll: (tokens: readonly NewToken[]) => void;
-  private readonly rotateOnce: (oldHash: Buffer, at: number, successors: readonly NewToken[]) => boolean;
+  private readonly rotateOnce: (rotation: Rotation) => boolean;
+  private readonly startFamilyOnce: (family: NewFamily, tokens: readonly NewToken[]) => void;
 
   private constructor(
     readonly file: string,
@@ -97,8 +144,45 @@ export class TokenStore {
   ) {
     this.statements = {
       insert: db.prepare<NewToken>(
-        `INSERT INTO tokens (hash, kind, client_id, family_id, issued_at, expires_at)
-         VALUES (@hash, @kind, @client_id, @family_id, @issued_at, @expires_at)`,
+        `INSERT INTO tokens (hash, kind, client_id, family_id, issued_at, expires_at, generation)
+         VALUES (@hash, @kind, @client_id, @family_id, @issued_at, @expires_at, @generation)`,
+      ),
+      insertFamily: db.prepare<NewFamily>(
+        `INSERT INTO families (family_id, client_id, tag_hash, created_at, used_at)
+         VALUES (@family_id, @client_id, @tag_hash, @created_at, @created_at)`,
+      ),
+      family: db.prepare<[string], FamilyRow>('SELECT * FROM families WHERE family_id = ?'),
+      familyByTag: db.prepare<[Buffer], FamilyRow>('SELECT * FROM families WHERE tag_hash = ?'),
+      advanceFamily: db.prepare<{ family_id: string; generation: number; at: number; tag_hash: Buffer | null }>(
+        `UPDATE families SET generation = @generation, used_at = @at, tag_hash = coalesce(tag_hash, @tag_hash)
+         WHERE family_id = @family_id`,
+      ),
+      predecessorAccess: db.prepare<[string, number], Buffer>(
+        `SELECT hash FROM tokens WHERE family_id = ? AND generation = ? AND kind = 'access' AND revoked_at IS NULL`,
+      ),
+      revokeGeneration: db.prepare<[number, string, number]>(
+        `UPDATE tokens SET revoked_at = ? WHERE family_id = ? AND generation = ? AND kind = 'access'
+         AND revoked_at IS NULL`,
+      ),
+      deleteOlderGenerations: db.prepare<[string, number]>('DELETE FROM tokens WHERE family_id = ? AND generation < ?'),
+      leastUsedLive: db.prepare<[string, number], string>(
+        `SELECT family_id FROM families WHERE client_id = ? AND revoked_at IS NULL
+         ORDER BY used_at DESC LIMIT -1 OFFSET ?`,
+      ),
+      oldestRevoked: db.prepare<[string, number], string>(
+        `SELECT family_id FROM families WHERE client_id = ? AND revoked_at IS NOT NULL
+         ORDER BY revoked_at DESC LIMIT -1 OFFSET ?`,
+      ),
+      deleteFamilyTokens: db.prepare<[string]>('DELETE FROM tokens WHERE family_id = ?'),
+      deleteFamily: db.prepare<[string]>('DELETE FROM families WHERE family_id = ?'),
+      revokeFamilyRow: db.prepare<[number, string]>(
+        'UPDATE families SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL',
+      ),
+      revokeClientFamilies: db.prepare<[number, string]>(
+        'UPDATE families SET revoked_at = ? WHERE client_id = ? AND revoked_at IS NULL',
+      ),
+      purgeFamilies: db.prepare<{ keepUntil: number }>(
+        'DELETE FROM families WHERE revoked_at IS NOT NULL AND revoked_at < @keepUntil',
       ),
       find: db.prepare<[Buffer], TokenRow>('SELECT * FROM tokens WHERE hash = ?'),
       markUsed: db.prepare<[number, Buffer]>(
@@ -113,7 +197,8 @@ export class TokenStore {
       purge: db.prepare<{ keepUntil: number }>(
         `DELETE FROM tokens
          WHERE (kind = 'access' AND expires_at IS NOT NULL AND expires_at < @keepUntil)
-            OR (revoked_at IS NOT NULL AND revoked_at < @keepUntil)`,
+            OR (revoked_at IS NOT NULL AND revoked_at < @keepUntil)
+            OR (used_at IS NOT NULL AND used_at < @keepUntil)`,
       ),
     };
     // Inside `write`, each of these runs as a savepoint of the batch's transaction; alone, as a
@@ -121,10 +206,31 @@ export class TokenStore {
     this.insertAll = db.transaction((tokens: readonly NewToken[]) => {
       for (const token of tokens) this.statements.insert.run(token);
     });
-    this.rotateOnce = db.transaction((oldHash: Buffer, at: number, successors: readonly NewToken[]) => {
-      if (this.statements.markUsed.run(at, oldHash).changes !== 1) return false;
-      for (const token of successors) this.statements.insert.run(token);
+    this.rotateOnce = db.transaction((r: Rotation) => {
+      const st = this.statements;
+      if (st.markUsed.run(r.at, r.oldHash).changes !== 1) return false;
+      // The predecessor access token stops working with its rotation; the generation before
+      // it goes entirely (its refresh token is still known as reuse by the family's tag).
+      for (const hash of st.predecessorAccess.pluck().all(r.familyId, r.generation)) this.accessCache.forget(hash);
+      st.revokeGeneration.run(r.at, r.familyId, r.generation);
+      st.deleteOlderGenerations.run(r.familyId, r.generation);
+      for (const token of r.successors) st.insert.run(token);
+      st.advanceFamily.run({ family_id: r.familyId, generation: r.generation + 1, at: r.at, tag_hash: r.tagHash });
       return true;
+    });
+    this.startFamilyOnce = db.transaction((family: NewFamily, tokens: readonly NewToken[]) => {
+      const st = this.statements;
+      st.insertFamily.run(family);
+      for (const token of tokens) st.insert.run(token);
+      const evicted = st.leastUsedLive.pluck().all(family.client_id, MAX_LIVE_FAMILIES);
+      if (evicted.length > 0) {
+        this.accessCache.clear();
+        for (const id of evicted) this.revokeFamilyRows(id, family.created_at);
+      }
+      for (const id of st.oldestRevoked.pluck().all(family.client_id, MAX_REVOKED_FAMILIES)) {
+        st.deleteFamilyTokens.run(id);
+        st.deleteFamily.run(id);
+      }
     });
     this.inTransaction = db.transaction((batch: PendingWrite[], outcomes: WriteOutcome[]) => {
       for (const item of batch) {
@@ -208,8 +314,25 @@ export class TokenStore {
     this.insertAll(tokens);
   }
 
+  /**
+   * Starts a family with its first tokens (call inside `write`); beyond MAX_LIVE_FAMILIES the
+   * client's least recently used family is revoked, beyond MAX_REVOKED_FAMILIES the oldest
+   * revoked one deleted.
+   */
+  startFamily(family: NewFamily, tokens: readonly NewToken[]): void {
+    this.startFamilyOnce(family, tokens);
+  }
+
   find(hash: Buffer): TokenRow | undefined {
     return this.statements.find.get(hash);
+  }
+
+  family(familyId: string): FamilyRow | undefined {
+    return this.statements.family.get(familyId);
+  }
+
+  familyByTag(tagHash: Buffer): FamilyRow | undefined {
+    return this.statements.familyByTag.get(tagHash);
   }
 
   /** A cached access-token row by its cache key (see TokenService.checkAccessToken). */
@@ -218,44 +341,65 @@ export class TokenStore {
   }
 
   cacheAccess(key: string, row: TokenRow): void {
-    if (this.accessCache.size >= CACHE_LIMIT) this.accessCache.clear();
     this.accessCache.set(key, row);
   }
 
   /**
-   * Rotation: marks the refresh token used and stores its successors, in one transaction (or
-   * savepoint, inside `write`). False, and nothing stored, when it was already used or revoked.
+   * Rotation: marks the refresh token used, revokes the access token of its generation, deletes
+   * the generations before, stores the successors and advances the family, in one transaction
+   * (or savepoint, inside `write`). False, and nothing changed, when it was already used or
+   * revoked.
    */
-  rotate(oldHash: Buffer, at: number, successors: readonly NewToken[]): boolean {
-    return this.rotateOnce(oldHash, at, successors);
+  rotate(rotation: Rotation): boolean {
+    return this.rotateOnce(rotation);
+  }
+
+  private revokeFamilyRows(familyId: string, at: number): number {
+    this.statements.revokeFamilyRow.run(at, familyId);
+    return this.statements.revokeFamily.run(at, familyId).changes;
   }
 
   revokeFamily(familyId: string, at: number): number {
     this.accessCache.clear();
-    return this.statements.revokeFamily.run(at, familyId).changes;
+    return this.revokeFamilyRows(familyId, at);
   }
 
   revokeClient(clientId: string, at: number): number {
     this.accessCache.clear();
+    this.statements.revokeClientFamilies.run(at, clientId);
     const changes = this.statements.revokeClient.run(at, clientId).changes;
     if (this.durable) syncWalNow(this.file); // a revocation must survive a power loss too
     return changes;
   }
 
   /**
-   * Deletes access tokens expired before `keepUntil` and tokens revoked before it. A deleted
-   * token and a revoked one get the same answer (401 / invalid_grant), so nothing changes for
-   * clients; used refresh tokens stay so that their reuse is still detected.
+   * Deletes access tokens expired before `keepUntil`, tokens revoked or used (rotated) before
+   * it, and families revoked before it. A deleted token and a revoked one get the same answer
+   * (401 / invalid_grant), so nothing changes for clients; a refresh token rotated away is still
+   * recognised as reuse by its family's tag while the family lives.
    */
   purge(keepUntil: number): number {
     this.accessCache.clear();
-    return this.statements.purge.run({ keepUntil }).changes;
+    const tokens = this.statements.purge.run({ keepUntil }).changes;
+    this.statements.purgeFamilies.run({ keepUntil });
+    return tokens;
   }
 
   close(): void {
     if (this.pending.length > 0) this.flush(); // settle what is queued before closing
     if (this.db.open) this.db.close();
   }
+}
+
+export interface Rotation {
+  oldHash: Buffer;
+  at: number;
+  familyId: string;
+  /** The generation of the refresh token presented (the family's current one). */
+  generation: number;
+  /** The family's tag hash, for a family from schema 1 that had none yet. */
+  tagHash: Buffer | null;
+  successors: readonly NewToken[];
 }
 
 function migrate(db: Database.Database, file: string): void {
