@@ -65,7 +65,9 @@ export function loginPage(deps: AccessDeps): Koa.Middleware {
         'This login link is not valid: it was used already or it expired. Run "vigil console" for a new one.\n';
       return;
     }
-    const { value, sessionKey, expiresAt } = deps.sessions.newSession();
+    // A browser that is signed in already keeps its cookie; its open tabs keep their keys.
+    const current = ctx.cookies.get(consoleSessionCookie(deps.port()));
+    const { value, sessionKey, expiresAt } = deps.sessions.newSession(current);
     ctx.cookies.set(consoleSessionCookie(deps.port()), value, {
       httpOnly: true,
       sameSite: 'strict',

@@ -56,10 +56,13 @@ export interface NewSession {
   expiresAt: number;
 }
 
+/** Login links opened in one browser share its cookie; more keys than tabs anyone opens. */
+const MAX_KEYS_PER_SESSION = 16;
+
 export class ConsoleSessions {
   private readonly codes: ExpiringMap<true>;
-  /** Cookie value → digest of its session key. */
-  private readonly sessions: ExpiringMap<Buffer>;
+  /** Cookie value → digests of the session keys issued with it. */
+  private readonly sessions: ExpiringMap<Buffer[]>;
 
   constructor(private readonly now: Clock) {
     this.codes = new ExpiringMap(now);
@@ -78,18 +81,27 @@ export class ConsoleSessions {
     return this.codes.get(code, true) === true;
   }
 
-  newSession(): NewSession {
-    const value = randomValue();
+  /**
+   * A new session key, with a new cookie, or with `cookie` when it is a live session already:
+   * a browser holds one cookie per console, so a second login in it must not make the first
+   * tab's key useless. The session then lasts the full lifetime again.
+   */
+  newSession(cookie?: string): NewSession {
     const sessionKey = randomValue();
     const expiresAt = this.now() + SESSION_LIFETIME_MS;
-    this.sessions.add(value, expiresAt, digest(sessionKey));
+    const current = cookie === undefined ? undefined : this.sessions.get(cookie);
+    const value = current === undefined ? randomValue() : cookie!;
+    const keys = [...(current ?? []), digest(sessionKey)].slice(-MAX_KEYS_PER_SESSION);
+    this.sessions.add(value, expiresAt, keys);
     return { value, sessionKey, expiresAt };
   }
 
-  /** True only for a live session's cookie together with that session's own key. */
+  /** True only for a live session's cookie together with a key issued with that cookie. */
   isSession(cookie: string, sessionKey: string): boolean {
-    const expected = this.sessions.get(cookie);
-    return expected !== undefined && crypto.timingSafeEqual(digest(sessionKey), expected);
+    const keys = this.sessions.get(cookie);
+    if (keys === undefined) return false;
+    const candidate = digest(sessionKey);
+    return keys.some((key) => crypto.timingSafeEqual(candidate, key));
   }
 }
 

@@ -37,20 +37,46 @@ import {
 } from '../../shared/console-api.js';
 
 const SESSION_STORAGE_KEY = 'vigil.consoleSessionKey';
-
-/** Moves a session key given in the address into sessionStorage, leaving a clean address. */
-function takeSessionKeyFromAddress(): void {
-  if (typeof location === 'undefined') return; // imported outside a browser (unit tests)
-  const match = new RegExp(`^#${CONSOLE_SESSION_FRAGMENT}=([A-Za-z0-9_-]+)$`).exec(location.hash);
-  if (!match) return;
-  sessionStorage.setItem(SESSION_STORAGE_KEY, match[1]!);
-  history.replaceState(history.state, '', location.pathname + location.search);
-}
-takeSessionKeyFromAddress();
+/** How long a new tab waits for an open tab of the console to share the session key. */
+const SHARE_WAIT_MS = 300;
 
 function sessionKey(): string | null {
-  return sessionStorage.getItem(SESSION_STORAGE_KEY);
+  return typeof sessionStorage === 'undefined' ? null : sessionStorage.getItem(SESSION_STORAGE_KEY);
 }
+
+/**
+ * Resolves once this tab has the session key, or knows no open tab will give it. The key comes
+ * from the address (`/#session=<key>`, removed at once), from this tab's sessionStorage (a
+ * reload), or from another open tab of the console over a BroadcastChannel, which only pages
+ * of the same origin (scheme, host and port) can join: a new tab opened from the console
+ * stays signed in, a page on another port learns nothing.
+ */
+const sessionReady: Promise<void> = (() => {
+  if (typeof location === 'undefined') return Promise.resolve(); // imported outside a browser (unit tests)
+  const match = new RegExp(`^#${CONSOLE_SESSION_FRAGMENT}=([A-Za-z0-9_-]+)$`).exec(location.hash);
+  if (match) {
+    sessionStorage.setItem(SESSION_STORAGE_KEY, match[1]!);
+    history.replaceState(history.state, '', location.pathname + location.search);
+  }
+  if (typeof BroadcastChannel === 'undefined') return Promise.resolve();
+  const channel = new BroadcastChannel('vigil-console-session');
+  let received: (() => void) | null = null;
+  channel.onmessage = (event: MessageEvent<unknown>) => {
+    const data = event.data as { ask?: true; key?: unknown } | null;
+    const key = sessionKey();
+    if (data?.ask && key !== null) channel.postMessage({ key });
+    else if (typeof data?.key === 'string' && key === null) {
+      sessionStorage.setItem(SESSION_STORAGE_KEY, data.key);
+      received?.();
+    }
+  };
+  if (sessionKey() !== null) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    received = resolve;
+    window.setTimeout(resolve, SHARE_WAIT_MS);
+    channel.postMessage({ ask: true });
+  });
+})();
 
 /** A URL the browser fetches by itself (EventSource, a download link), with the session key. */
 function withSessionKey(path: string): string {
@@ -78,6 +104,7 @@ interface ErrorBody {
 }
 
 async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  await sessionReady;
   let response: Response;
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
@@ -194,8 +221,14 @@ export function subscribe(
   let source: EventSource | null = null;
   let timer: number | null = null;
   let closed = false;
+  let keyAwaited = false;
   const connect = (): void => {
     onState('connecting');
+    if (sessionKey() === null && !keyAwaited) {
+      keyAwaited = true;
+      void sessionReady.then(() => !closed && connect());
+      return;
+    }
     source = new EventSource(withSessionKey(url()), { withCredentials: true });
     source.onopen = () => onState('open');
     source.onerror = () => {

@@ -169,6 +169,22 @@ describe('the session cookie alone (F17: cookies are not isolated by port)', () 
     expect(read.status).toBe(200);
   });
 
+  it('survives a second login in the same browser: the cookie stays, both tabs keep their keys', async () => {
+    const first = await consoleLogin(agent);
+    const link = await consoleRequest(agent, { method: 'POST', path: '/api/login-links', headers: withToken(agent) });
+    const url = new URL(link.json?.['url'] as string);
+    const again = await consoleRequest(agent, { path: url.pathname + url.search, headers: { Cookie: first.cookie } });
+    expect(again.status).toBe(303);
+    expect((again.headers['set-cookie']?.[0] ?? '').split(';')[0]).toBe(first.cookie);
+    const secondKey = /#session=(.+)$/.exec(again.headers['location'] ?? '')?.[1] ?? '';
+    expect(secondKey).not.toBe(first.sessionKey);
+    expect((await status(first.headers())).status).toBe(200);
+    expect((await status({ Cookie: first.cookie, 'X-Vigil-Session': secondKey })).status).toBe(200);
+    // A key stays bound to its cookie: another browser's cookie does not take it.
+    const other = await consoleLogin(agent);
+    expect((await status({ Cookie: other.cookie, 'X-Vigil-Session': secondKey })).status).toBe(401);
+  });
+
   it('is named after the console port: the cookie of a console on another port is ignored', async () => {
     const session = await consoleLogin(agent);
     const value = session.cookie.split('=')[1]!;

@@ -4,6 +4,7 @@
  * Ids are file names; anything else is not found, and so is a symbolic link (F18 in
  * docs/security.md).
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -193,6 +194,51 @@ describe('download', () => {
       }
     } finally {
       fs.unlinkSync(path.join(agent.paths.logs, linkId));
+    }
+  });
+
+  it('never serves the target of a link swapped in after the name was checked', async () => {
+    // A check by name and then an open by name leaves a window: the file can be a regular
+    // file at the check and a symbolic link at the open. Another process swaps the two.
+    const secret = path.join(makeTempDir('vigil-secret-'), 'secret.txt');
+    fs.writeFileSync(secret, 'TOP SECRET CONTENT\n');
+    const id = 'h_Log_20200102.tsv';
+    const logs = agent.paths.logs;
+    fs.writeFileSync(path.join(logs, '.swap-file'), 'an ordinary log line\n');
+    fs.symlinkSync(secret, path.join(logs, '.swap-link'));
+    const swapper = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const fs = require('node:fs'); const [dir, id] = process.argv.slice(1);
+         const at = (n) => dir + '/' + n;
+         const end = Date.now() + 20000;
+         while (Date.now() < end) for (const n of ['.swap-file', '.swap-link']) {
+           fs.renameSync(at(n), at(id)); fs.renameSync(at(id), at(n));
+         }`,
+        logs,
+        id,
+      ],
+      { stdio: 'ignore' },
+    );
+    try {
+      const statuses = new Set<number>();
+      for (let i = 0; i < 150; i++) {
+        const response = await consoleRequest(agent, {
+          path: `/api/log-files/${id}/content`,
+          headers: withToken(agent),
+        });
+        statuses.add(response.status);
+        expect(response.text, `request ${i}`).not.toContain('TOP SECRET');
+      }
+      expect([...statuses].every((status) => status === 200 || status === 404)).toBe(true);
+    } finally {
+      if (swapper.exitCode === null) {
+        const exited = new Promise((resolve) => swapper.once('exit', resolve));
+        swapper.kill();
+        await exited;
+      }
+      for (const name of ['.swap-file', '.swap-link', id]) fs.rmSync(path.join(logs, name), { force: true });
     }
   });
 });
