@@ -26,8 +26,11 @@ export const ErrorCodes = {
   xmlDtdProhibited: '0xC00CE584',
   /** XML: a reference to an entity that is not one of XML's five, or a bad character reference. */
   xmlEntity: '0xC00CE509',
-  /** XML: elements nested deeper than any document of this API. */
-  xmlDepth: '0xC00CE577',
+  /**
+   * XML: past one of the reader's limits (xml-limits.ts): nesting depth, elements, attributes on
+   * one element, namespace declarations.
+   */
+  xmlLimit: '0xC00CE577',
   /** XML: well-formed, but not this API's document (root, namespace, element, attribute). */
   xmlSchema: '0xC00CE55A',
   /** The audit database cannot be reached (the replaced product's code for a lost database). */

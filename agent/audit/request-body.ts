@@ -10,19 +10,18 @@ import { utf8Text } from './body-reader.js';
 import { recordsFromJson, recordsFromXml } from './record-input.js';
 import { vendorProfile } from './vendor-profile.js';
 import { parseXmlDocument, type XmlElement } from './xml-document.js';
+import { READ_BODY_XML_LIMITS, WRITE_BODY_XML_LIMITS, type XmlLimits } from './xml-limits.js';
 import type { WireFormat } from './record-stream.js';
 
-/** Deeper than any document of this API (ActivityRecordList/ActivityRecord/DetailList/Detail/Before). */
-export const MAX_XML_DEPTH = 8;
-
-export function xmlBody(bytes: Uint8Array): XmlElement {
+/** An XML request body as elements, within `limits` (search and enum bodies by default). */
+export function xmlBody(bytes: Uint8Array, limits: XmlLimits = READ_BODY_XML_LIMITS): XmlElement {
   const text = utf8Text(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   if (text === null) throw xmlError(ErrorCodes.xmlCharacter, 'the body is not valid UTF-8');
   if (text.trim() === '') throw xmlError(ErrorCodes.xmlDocument, 'the body is empty; an XML document is expected');
   if (/^\s*[[{"]/.test(text)) {
     throw xmlError(ErrorCodes.xmlDocument, 'the body is not XML; add ?format=json to send JSON');
   }
-  return parseXmlDocument(text, MAX_XML_DEPTH);
+  return parseXmlDocument(text, limits);
 }
 
 export function jsonBody(bytes: Uint8Array): unknown {
@@ -36,5 +35,7 @@ export function jsonBody(bytes: Uint8Array): unknown {
 }
 
 export function parseWriteBody(bytes: Uint8Array, format: WireFormat, vendor: string): NewActivityRecord[] {
-  return format === 'json' ? recordsFromJson(jsonBody(bytes)) : recordsFromXml(xmlBody(bytes), vendorProfile(vendor));
+  return format === 'json'
+    ? recordsFromJson(jsonBody(bytes))
+    : recordsFromXml(xmlBody(bytes, WRITE_BODY_XML_LIMITS), vendorProfile(vendor));
 }

@@ -2,14 +2,22 @@
  * Untrusted XML in, a small element tree out (security.md §3.3). In order:
  * 1. a DOCTYPE or ENTITY declaration anywhere is refused (no DTDs: no XXE, no entity bombs);
  * 2. characters XML 1.0 forbids are refused (the validator lets NUL through);
- * 3. fast-xml-parser's validator checks well-formedness and gives line and column;
- * 4. the parser runs with entities off, values as strings, and a nesting limit;
- * 5. the result becomes elements with resolved namespaces, the five XML entities and character
- *    references decoded by us (anything else is an error), CDATA kept literal.
+ * 3. one linear scan counts elements, attributes per element and namespace declarations, and
+ *    refuses a document past the caller's limits before anything builds a tree (a root with
+ *    thousands of declarations over thousands of children cost seconds: docs/security.md F2);
+ * 4. fast-xml-parser's validator checks well-formedness and gives line and column;
+ * 5. the parser runs with entities off, values as strings, and a nesting limit;
+ * 6. the result becomes elements with resolved namespaces, the five XML entities and character
+ *    references decoded by us (anything else is an error), CDATA kept literal. An element shares
+ *    its parent's namespace scope unless it declares namespaces itself, so the tree costs time
+ *    in proportion to the document, never declarations × elements.
  * The byte limit is applied before any of this, while the body is read (body-reader.ts).
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { ErrorCodes, xmlError, type ErrorCode } from './audit-errors.js';
+import { countXmlMarkup, type XmlLimits } from './xml-limits.js';
+
+export type { XmlLimits } from './xml-limits.js';
 
 export interface XmlElement {
   /** Local name (no prefix). */
@@ -117,7 +125,8 @@ const parsers = new Map<number, XMLParser>();
  * Parses a whole request body. Throws AuditError (XMLError) with the reason and, for syntax
  * errors, `line L, column C` as Location.
  */
-export function parseXmlDocument(input: string, maxDepth: number): XmlElement {
+export function parseXmlDocument(input: string, limits: XmlLimits): XmlElement {
+  const { maxDepth } = limits;
   const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
   const dtd = text.search(/<!(DOCTYPE|ENTITY)/i);
   if (dtd !== -1) {
@@ -132,6 +141,7 @@ export function parseXmlDocument(input: string, maxDepth: number): XmlElement {
     const code = text.charCodeAt(bad).toString(16).toUpperCase().padStart(4, '0');
     throw xmlError(ErrorCodes.xmlCharacter, `character U+${code} is not allowed in XML`, lineAndColumn(text, bad));
   }
+  countXmlMarkup(text, limits);
   const valid = XMLValidator.validate(text, { allowBooleanAttributes: false });
   if (valid !== true) {
     const { code, msg, line, col } = valid.err;
@@ -146,7 +156,7 @@ export function parseXmlDocument(input: string, maxDepth: number): XmlElement {
   } catch (error) {
     const message = (error as Error).message;
     if (/nested/i.test(message)) {
-      throw xmlError(ErrorCodes.xmlDepth, `elements are nested deeper than ${maxDepth} levels`);
+      throw xmlError(ErrorCodes.xmlLimit, `elements are nested deeper than ${maxDepth} levels`);
     }
     throw xmlError(ErrorCodes.xmlSchema, message);
   }
@@ -154,7 +164,23 @@ export function parseXmlDocument(input: string, maxDepth: number): XmlElement {
   if (roots.length !== 1) {
     throw xmlError(ErrorCodes.xmlDocument, `the body must hold exactly one root element, not ${roots.length}`);
   }
-  return toElement(roots[0]!, new Map([['', null]]), `/${elementName(roots[0]!)}`);
+  return toElement(roots[0]!, ROOT_SCOPE, `/${elementName(roots[0]!)}`);
+}
+
+/** Prefix to namespace URI (null: no namespace); `''` is the default namespace. */
+type Scope = ReadonlyMap<string, string | null>;
+const ROOT_SCOPE: Scope = new Map([['', null]]);
+
+/** The parent's scope itself when the element declares nothing; a copy only when it does. */
+function scopeOf(rawAttributes: Record<string, string>, parentScope: Scope): Scope {
+  let scope: Map<string, string | null> | null = null;
+  for (const [name, value] of Object.entries(rawAttributes)) {
+    if (name !== 'xmlns' && !name.startsWith('xmlns:')) continue;
+    scope ??= new Map(parentScope);
+    if (name === 'xmlns') scope.set('', value === '' ? null : value);
+    else scope.set(name.slice(6), value);
+  }
+  return scope ?? parentScope;
 }
 
 function elementName(node: OrderedNode): string | null {
@@ -162,15 +188,11 @@ function elementName(node: OrderedNode): string | null {
   return null;
 }
 
-function toElement(node: OrderedNode, parentScope: Map<string, string | null>, path: string): XmlElement {
+function toElement(node: OrderedNode, parentScope: Scope, path: string): XmlElement {
   const qname = elementName(node)!;
   const rawAttributes = (node[':@'] ?? {}) as Record<string, string>;
-  const scope = new Map(parentScope);
+  const scope = scopeOf(rawAttributes, parentScope);
   const attributes = new Map<string, string>();
-  for (const [name, value] of Object.entries(rawAttributes)) {
-    if (name === 'xmlns') scope.set('', value === '' ? null : value);
-    else if (name.startsWith('xmlns:')) scope.set(name.slice(6), value);
-  }
   for (const [name, value] of Object.entries(rawAttributes)) {
     if (name === 'xmlns' || name.startsWith('xmlns:')) continue;
     const colon = name.indexOf(':');

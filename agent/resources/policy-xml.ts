@@ -12,14 +12,31 @@
  */
 import { AuditError } from '../audit/audit-errors.js';
 import { parseXmlDocument, type XmlElement } from '../audit/xml-document.js';
+import type { XmlLimits } from '../audit/xml-limits.js';
+import { POLICY_XML_MAX } from '../config/directory-schema.js';
 import { invalidField } from './resource-error.js';
 
-/** Deep enough for any policy; fast-xml-parser's own default. */
-const MAX_DEPTH = 100;
+/**
+ * Depth: fast-xml-parser's own default. Elements: a 256 KiB policy of real settings holds a few
+ * thousand; the cap keeps the tree of the largest one to a few milliseconds (docs/security.md F2).
+ */
+export const POLICY_XML_LIMITS: XmlLimits = {
+  maxDepth: 100,
+  maxElements: 20_000,
+  maxAttributes: 64,
+  maxNamespaceDeclarations: 16,
+};
 
+/**
+ * The policy document as elements. The size limit of settings.json's schema is checked first:
+ * nothing larger is parsed at all.
+ */
 export function parsePolicyXml(xml: string, field = 'xml'): XmlElement {
+  if (xml.length > POLICY_XML_MAX) {
+    throw invalidField(field, `the policy XML is longer than ${POLICY_XML_MAX} characters`);
+  }
   try {
-    return parseXmlDocument(xml, MAX_DEPTH);
+    return parseXmlDocument(xml, POLICY_XML_LIMITS);
   } catch (error) {
     if (!(error instanceof AuditError)) throw error;
     const where = error.location ? ` (${error.location})` : '';
