@@ -121,7 +121,7 @@ describe('changes to the client apply to the next request', () => {
     });
   });
 
-  it('regenerating the secret stops the old one and keeps issued tokens working', async () => {
+  it('regenerating the secret stops the old one and revokes the tokens issued with it (docs/security.md F13)', async () => {
     const client = await enrolClient(agent, ['read']);
     const tokens = await obtainTokens(agent, client);
     const fresh = await agent.auth.clients.regenerateSecret(client.clientId, 'console');
@@ -137,6 +137,7 @@ describe('changes to the client apply to the next request', () => {
       client_secret: fresh.clientSecret,
     });
     expect(renewed.status).toBe(200);
-    expect((await agents(bearer(tokens.access_token))).status).toBe(200);
+    expect((await agents(bearer(tokens.access_token))).status).toBe(401);
+    expect((await agents(bearer(renewed.json?.['access_token'] as string))).status).toBe(200);
   });
 });
