@@ -91,6 +91,8 @@ export interface AgentOptions {
   agentChecks?: ReachabilityOptions;
   /** How long a client may take to send its request headers (default 10 s; tests shorten it). */
   headersTimeoutMs?: number;
+  /** Caps of open connections on each listener (agent/net/listener.ts has the defaults; tests lower them). */
+  connectionLimits?: { maxConnections?: number; maxPerAddress?: number };
 }
 
 export interface AgentUrls {
@@ -343,6 +345,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
           flag: '--api-port',
           server: https.createServer(tls, apiApp.callback()),
           admit,
+          ...options.connectionLimits,
         },
         log,
       ),
@@ -355,6 +358,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
           flag: '--audit-port',
           server: https.createServer(tls, auditApp.callback()),
           admit,
+          ...options.connectionLimits,
         },
         log,
       ),
@@ -366,6 +370,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
           setting: 'console.port',
           flag: '--console-port',
           server: http.createServer({ ...limits, keepAliveTimeout: 5_000 }, consoleApp.callback()),
+          ...options.connectionLimits,
         },
         log,
       ),

@@ -19,6 +19,7 @@ export async function startTestAgent(options: Partial<AgentOptions> = {}): Promi
     ...(options.localGroups ? { localGroups: options.localGroups } : {}),
     ...(options.auditStepMs !== undefined ? { auditStepMs: options.auditStepMs } : {}),
     ...(options.agentChecks ? { agentChecks: options.agentChecks } : {}),
+    ...(options.connectionLimits ? { connectionLimits: options.connectionLimits } : {}),
     ...(options.headersTimeoutMs !== undefined ? { headersTimeoutMs: options.headersTimeoutMs } : {}),
   });
 }
