@@ -9,6 +9,7 @@ import https from 'node:https';
 import { dataPaths, type DataPaths } from './config/data-dir.js';
 import { SettingsStore } from './config/settings-store.js';
 import { AgentLock } from './config/agent-lock.js';
+import { restrictDatabaseFiles, restrictNewFiles, secureDataDir } from './config/data-dir-permissions.js';
 import { loadOrCreateIdentity, type TlsIdentity } from './tls/certificate.js';
 import { httpsServerOptions, slowClientLimits } from './tls/server-options.js';
 import { AllowList } from './net/allow-list.js';
@@ -26,6 +27,7 @@ export { createLogger, parseLogLevel, type Logger, type LogFields } from './log/
 export { PortInUseError } from './net/listener.js';
 export { AgentAlreadyRunningError } from './config/agent-lock.js';
 export { dataPaths, type DataPaths } from './config/data-dir.js';
+export { DataDirOwnerError } from './config/data-dir-permissions.js';
 import type { ChangeRecorder } from './change-log.js';
 import { openAuthServices, type AuthServices } from './auth/auth-services.js';
 import { systemClock, type Clock } from './auth/lifetimes.js';
@@ -136,7 +138,9 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const log = options.log ?? createLogger();
   const startedAt = Date.now();
   const paths = dataPaths(options.dataDir);
-  await fs.mkdir(paths.root, { recursive: true, mode: 0o700 });
+  restrictNewFiles();
+  await secureDataDir(paths.root, log);
+  await restrictDatabaseFiles(paths.root);
   const firstRun = !(await fs.stat(paths.settings).catch(() => null));
   const settings = await SettingsStore.open(paths.settings);
   const lock = await AgentLock.acquire(paths.lockFile, paths.root);

@@ -10,10 +10,10 @@ import { CONSOLE_ACTOR_HEADER, type ConsoleErrorBody } from '../../shared/consol
 import type { ChangeRecorder } from '../change-log.js';
 import { AgentAlreadyRunningError, AgentLock, readLock } from '../config/agent-lock.js';
 import { dataPaths, type DataPaths } from '../config/data-dir.js';
+import { restrictDatabaseFiles, restrictNewFiles, secureDataDir } from '../config/data-dir-permissions.js';
 import { SettingsStore } from '../config/settings-store.js';
 import { readConsoleToken } from '../console/console-token.js';
 import { offlineChangeRecorder } from './offline-change-recorder.js';
-import fs from 'node:fs/promises';
 import { createLogger, parseLogLevel, type Logger } from '../log/logger.js';
 
 /** An answer of the console API other than 2xx, with its JSON error body. */
@@ -140,7 +140,9 @@ export async function withAdminTarget<T>(dataDir: string, handlers: AdminHandler
 }
 
 async function runOffline<T>(dataDir: string, paths: DataPaths, handlers: AdminHandlers<T>): Promise<T> {
-  await fs.mkdir(paths.root, { recursive: true, mode: 0o700 });
+  restrictNewFiles();
+  await secureDataDir(paths.root, cliLogger());
+  await restrictDatabaseFiles(paths.root);
   const lock = await AgentLock.acquire(paths.lockFile, dataDir, 'cli');
   try {
     const settings = await SettingsStore.open(paths.settings);
