@@ -14,6 +14,7 @@ import { restrictDatabaseFiles, restrictNewFiles, secureDataDir } from '../confi
 import { SettingsStore } from '../config/settings-store.js';
 import { readConsoleToken } from '../console/console-token.js';
 import { offlineChangeRecorder } from './offline-change-recorder.js';
+import { verifyConsoleIdentity } from './verify-console.js';
 import { createLogger, parseLogLevel, type Logger } from '../log/logger.js';
 
 /** An answer of the console API other than 2xx, with its JSON error body. */
@@ -118,6 +119,8 @@ export async function withAdminTarget<T>(dataDir: string, handlers: AdminHandler
       const token = await readConsoleToken(paths.consoleToken).catch(() => {
         throw new AgentUnreachableError(`the console token file ${paths.consoleToken} cannot be read`);
       });
+      // Nothing leaves for the console URL before the program there proves who it is.
+      await verifyConsoleIdentity(lock.consoleUrl, token, paths.lockFile);
       return handlers.online(consoleApi(lock.consoleUrl, token));
     }
     if (!lock) {

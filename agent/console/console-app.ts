@@ -10,6 +10,7 @@ import type Router from '@koa/router';
 import type { Logger } from '../log/logger.js';
 import { CONSOLE_CSP, rendererDistFolder, staticFiles } from './static-files.js';
 import { buildAccessRouter } from './access-router.js';
+import { buildIdentityProofRouter } from './identity-proof-router.js';
 import { consoleErrorMiddleware } from './console-errors.js';
 import { apiGuard, hostGuard } from './console-guard.js';
 import type { ConsoleSessions } from './console-sessions.js';
@@ -47,6 +48,8 @@ export function buildConsoleApp(deps: ConsoleAppDeps): Koa {
     app.use(router.routes());
     app.use(router.allowedMethods());
   };
+  // Asks for no credential: the `vigil` command checks the console with it before sending one.
+  mount(buildIdentityProofRouter(deps.token, deps.port));
   // Only `/api/*` is guarded: the login page's one-time code is its own credential.
   app.use(apiGuard({ token: deps.token, sessions: deps.sessions }));
   mount(buildAccessRouter(deps.sessions, () => `http://127.0.0.1:${deps.port()}`));
