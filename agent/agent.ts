@@ -9,6 +9,7 @@ import https from 'node:https';
 import { dataPaths, type DataPaths } from './config/data-dir.js';
 import { SettingsStore } from './config/settings-store.js';
 import { AgentLock } from './config/agent-lock.js';
+import { DomainPasswords } from './config/domain-passwords.js';
 import { restrictDatabaseFiles, restrictNewFiles, secureDataDir } from './config/data-dir-permissions.js';
 import { loadOrCreateIdentity, type TlsIdentity } from './tls/certificate.js';
 import { httpsServerOptions, slowClientLimits } from './tls/server-options.js';
@@ -152,6 +153,8 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   };
 
   try {
+    const domainPasswords = new DomainPasswords(paths.domainPasswords);
+    await domainPasswords.migrateFrom(settings, log);
     const store = AuditStore.open({ file: paths.auditDb, backgroundCheckpoints: true });
     cleanups.push(async () => store.close());
     const activity = await startActivityPipeline({
@@ -252,6 +255,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     });
     const resources = startResourceServices({
       settings,
+      domainPasswords,
       recorder: options.changeRecorder ?? activity.changeRecorder,
       log,
       ...(options.agentChecks ? { reachability: options.agentChecks } : {}),
