@@ -5,7 +5,7 @@
 import net from 'node:net';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 import { apiRequest } from '../helpers/api-client.js';
 import { handshake } from '../helpers/tls-probe.js';
@@ -33,7 +33,7 @@ function closedWithin(socket: net.Socket, waitMs: number): Promise<boolean> {
 }
 
 describe('connection caps on the listeners', () => {
-  let agent: RunningAgent;
+  let agent: TestAgent;
 
   beforeAll(async () => {
     agent = await startTestAgent({ connectionLimits: { maxPerAddress: PER_ADDRESS }, headersTimeoutMs: 30_000 });

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../agent/log/logger.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { domainViewSchema } from '../../agent/api/schemas/domain-schemas.js';
 import { policyViewSchema } from '../../agent/api/schemas/policy-schemas.js';
 import { DOMAIN_DETAILED_ONLY } from '../../shared/detailed-only.js';
@@ -17,7 +17,7 @@ import { call, conforms, listOf } from '../helpers/resource-client.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 
 const PC = ['policyChange'] as const;
-let agent: RunningAgent;
+let agent: TestAgent;
 let base = '';
 
 const LDAP_XML = `<?xml version="1.0" encoding="utf-8"?>
