@@ -1,8 +1,9 @@
 /**
  * The plumbing every admin command shares (`vigil client …`, later `vigil user …`), DESIGN.md §3:
- * - an agent runs on the data dir (agent.lock names a live pid and the console URL): the
- *   command goes through the console API with the console token file, so the change takes
- *   effect at once and the agent stays the only writer of settings.json;
+ * - an agent runs on the data dir (agent.lock names a live pid and the console URL): once the
+ *   program there proves it holds the console token (verify-console.ts), the command goes
+ *   through the console API with that token, so the change takes effect at once and the agent
+ *   stays the only writer of settings.json;
  * - no agent runs: the command takes the agent lock itself (so no agent can start in the
  *   middle), opens the data dir's files directly, and releases the lock when done.
  */
