@@ -63,10 +63,10 @@ export interface ActivityStartOptions {
   log: Logger;
   /** True when the settings file did not exist before this start. */
   firstRun: boolean;
-  firstRunHome?: string;
-  options?: ActivityOptions;
+  firstRunHome?: string | undefined;
+  options?: ActivityOptions | undefined;
   /** Where pause and resume are reported, when not the pipeline's own recorder (tests). */
-  changeRecorder?: ChangeRecorder;
+  changeRecorder?: ChangeRecorder | undefined;
 }
 
 export async function startActivityPipeline(start: ActivityStartOptions): Promise<ActivityServices> {

@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 // The compiled agent (npm run bench:audit builds first): what ships, workers included, and
 // without the TypeScript loader in every thread inflating the memory figure.
-import { startAgent } from '../dist/agent/agent.js';
+import { launchAgent } from '../dist/agent/agent.js';
 import { dataPaths } from '../dist/agent/config/data-dir.js';
 import { silentLogger } from '../dist/agent/log/logger.js';
 import { SettingsStore } from '../dist/agent/config/settings-store.js';
@@ -109,7 +109,8 @@ async function main(): Promise<void> {
   if (!users.get('bench')) await users.add({ name: 'bench', roles: ['reader'], password: 'bench-password' });
   users.close();
   await settings.close();
-  const agent = await startAgent({ dataDir: dir, ports: { api: 0, audit: 0, console: 0 }, log: silentLogger });
+  const launched = await launchAgent({ dataDir: dir, ports: { api: 0, audit: 0, console: 0 }, log: silentLogger });
+  const agent = { ...launched.running, ...launched.internals };
   let rssMax = 0;
   const sampler = setInterval(() => (rssMax = Math.max(rssMax, process.memoryUsage().rss)), 50);
   try {

@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import http from 'node:http';
 import { chromium, type Locator } from 'playwright-core';
-import { startAgent } from '../agent/agent.js';
+import { launchAgent } from '../agent/agent.js';
 import { silentLogger } from '../agent/log/logger.js';
 
 const SIZE_MB = Number(process.env['SIZE_MB'] ?? 100);
@@ -95,12 +95,13 @@ function get(port: number, token: string, pathname: string): Promise<{ status: n
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-bench-viewer-'));
 const home = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-bench-home-'));
-const agent = await startAgent({
+const launched = await launchAgent({
   dataDir,
   ports: { api: 0, audit: 0, console: 0 },
   log: silentLogger,
   firstRunHome: home,
 });
+const agent = { ...launched.running, ...launched.internals };
 const results: Array<[string, string, string, string]> = [];
 try {
   const day = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10).replace(/-/g, '');

@@ -42,6 +42,8 @@ export const CONSOLE_TOKEN_PREFIX = 'vgc_';
 
 export const ConsolePaths = {
   status: '/api/status',
+  /** GET ?challenge=… (no credential): `{ proof }`, the console's proof that it holds the token. */
+  identityProof: '/api/identity-proof',
   /** GET: DiagnosticsResponse. */
   diagnostics: '/api/diagnostics',
   /** POST (204): restarts the event-loop delay figures, e.g. before a load test. */

@@ -127,8 +127,8 @@ describe('layering (DESIGN.md §2)', () => {
   });
 
   it('reads the import forms the code base uses', () => {
-    const sample = path.join(REPO_ROOT, 'agent', 'agent.ts');
+    const sample = path.join(REPO_ROOT, 'agent', 'setup', 'listeners-setup.ts');
     expect(importsOf(sample)).toContain('node:https');
-    expect(importsOf(sample)).toContain('./config/settings-store.js');
+    expect(importsOf(sample)).toContain('../config/settings-store.js');
   });
 });

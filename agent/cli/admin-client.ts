@@ -1,8 +1,9 @@
 /**
  * The plumbing every admin command shares (`vigil client …`, later `vigil user …`), DESIGN.md §3:
- * - an agent runs on the data dir (agent.lock names a live pid and the console URL): the
- *   command goes through the console API with the console token file, so the change takes
- *   effect at once and the agent stays the only writer of settings.json;
+ * - an agent runs on the data dir (agent.lock names a live pid and the console URL): once the
+ *   program there proves it holds the console token (verify-console.ts), the command goes
+ *   through the console API with that token, so the change takes effect at once and the agent
+ *   stays the only writer of settings.json;
  * - no agent runs: the command takes the agent lock itself (so no agent can start in the
  *   middle), opens the data dir's files directly, and releases the lock when done.
  */
@@ -10,10 +11,11 @@ import { CONSOLE_ACTOR_HEADER, type ConsoleErrorBody } from '../../shared/consol
 import type { ChangeRecorder } from '../change-log.js';
 import { AgentAlreadyRunningError, AgentLock, readLock } from '../config/agent-lock.js';
 import { dataPaths, type DataPaths } from '../config/data-dir.js';
+import { restrictDatabaseFiles, restrictNewFiles, secureDataDir } from '../config/data-dir-permissions.js';
 import { SettingsStore } from '../config/settings-store.js';
 import { readConsoleToken } from '../console/console-token.js';
 import { offlineChangeRecorder } from './offline-change-recorder.js';
-import fs from 'node:fs/promises';
+import { verifyConsoleIdentity } from './verify-console.js';
 import { createLogger, parseLogLevel, type Logger } from '../log/logger.js';
 
 /** An answer of the console API other than 2xx, with its JSON error body. */
@@ -118,6 +120,8 @@ export async function withAdminTarget<T>(dataDir: string, handlers: AdminHandler
       const token = await readConsoleToken(paths.consoleToken).catch(() => {
         throw new AgentUnreachableError(`the console token file ${paths.consoleToken} cannot be read`);
       });
+      // Nothing leaves for the console URL before the program there proves who it is.
+      await verifyConsoleIdentity(lock.consoleUrl, token, paths.lockFile);
       return handlers.online(consoleApi(lock.consoleUrl, token));
     }
     if (!lock) {
@@ -140,7 +144,9 @@ export async function withAdminTarget<T>(dataDir: string, handlers: AdminHandler
 }
 
 async function runOffline<T>(dataDir: string, paths: DataPaths, handlers: AdminHandlers<T>): Promise<T> {
-  await fs.mkdir(paths.root, { recursive: true, mode: 0o700 });
+  restrictNewFiles();
+  await secureDataDir(paths.root, cliLogger());
+  await restrictDatabaseFiles(paths.root);
   const lock = await AgentLock.acquire(paths.lockFile, dataDir, 'cli');
   try {
     const settings = await SettingsStore.open(paths.settings);

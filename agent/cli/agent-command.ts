@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import { startAgent } from '../agent.js';
 import { resolveDataDir } from '../config/data-dir.js';
+import { restrictNewFiles } from '../config/data-dir-permissions.js';
 import { createLogger, parseLogLevel } from '../log/logger.js';
 import { packageVersion } from './package-info.js';
 import { parsePort, UsageError } from './usage-error.js';
@@ -13,6 +14,7 @@ import { parsePort, UsageError } from './usage-error.js';
 import { AGENT_USAGE } from './agent-usage.js';
 
 export async function runAgentCommand(argv: string[]): Promise<number> {
+  restrictNewFiles(); // before anything is written (docs/security.md, F10)
   let values;
   try {
     ({ values } = parseArgs({

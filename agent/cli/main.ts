@@ -8,6 +8,8 @@ import { USER_USAGE } from './user-usage.js';
 import { runClientCommand, CLIENT_USAGE } from './client-command.js';
 import { runConsoleCommand, CONSOLE_USAGE } from './console-command.js';
 import { AgentUnreachableError } from './admin-client.js';
+import { ConsoleIdentityError } from './verify-console.js';
+import { DataDirOwnerError } from '../config/data-dir-permissions.js';
 import { packageVersion } from './package-info.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from './usage-error.js';
 import { SettingsFileError } from '../config/settings-store.js';
@@ -40,6 +42,8 @@ function isExpected(error: unknown): error is Error {
     error instanceof PortInUseError ||
     error instanceof AgentAlreadyRunningError ||
     error instanceof AgentUnreachableError ||
+    error instanceof ConsoleIdentityError ||
+    error instanceof DataDirOwnerError ||
     error instanceof DatabaseOpenError ||
     error instanceof TokenStoreVersionError
   );

@@ -52,6 +52,8 @@ export function dataPaths(dataDir: string) {
     consoleToken: path.join(dataDir, 'secrets', 'console-token'),
     /** Key of the HMACs that stand for client secrets and tokens (agent/auth/keyed-hash.ts). */
     pepper: path.join(dataDir, 'secrets', 'hmac-pepper'),
+    /** Directory domains' bind passwords, one owner-only file each (config/domain-passwords.ts). */
+    domainPasswords: path.join(dataDir, 'secrets', 'domain-passwords'),
     lockFile: path.join(dataDir, 'agent.lock'),
     /** Log files extracted from their zip for the console's viewer; emptied at start and stop. */
     logViewCache: path.join(dataDir, 'cache', 'log-view'),

@@ -30,8 +30,9 @@ export const domainSchema = z.strictObject({
   /** DNS name of the domain (`corp.example.com`). */
   name: z.string().trim().min(1).max(255),
   ldapServer: ldapServerSchema,
-  /** Account used to read the directory; the password is never returned by the APIs. */
+  /** Account used to read the directory; its password is in secrets/ (config/domain-passwords.ts). */
   userName: z.string().max(256).default(''),
+  /** Only in settings.json files of older versions: moved to secrets/ at start, never written back. */
   password: z.string().max(1024).optional(),
   enabled: z.boolean().default(true),
   comment: z.string().max(2000).default(''),

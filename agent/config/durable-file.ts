@@ -4,6 +4,8 @@
  * lowdb's own JSONFile (steno) renames without fsync, which can leave an empty file after a
  * power loss; settings hold the operator's clients and users, so they get the full sequence.
  */
+import crypto from 'node:crypto';
+import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
@@ -12,7 +14,11 @@ export interface DurableWriteOptions {
   mode?: number;
 }
 
-let sequence = 0;
+/**
+ * The temporary file is new or nothing: a random name nobody can plant in advance, created
+ * exclusively, and never through a symbolic link (O_NOFOLLOW does not exist on Windows).
+ */
+const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 
 export async function writeFileDurably(
   file: string,
@@ -20,8 +26,8 @@ export async function writeFileDurably(
   options: DurableWriteOptions = {},
 ): Promise<void> {
   const dir = path.dirname(file);
-  const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${++sequence}.tmp`);
-  const handle = await fs.open(temp, 'w', options.mode ?? 0o600);
+  const temp = path.join(dir, `.${path.basename(file)}.${crypto.randomBytes(9).toString('base64url')}.tmp`);
+  const handle = await fs.open(temp, CREATE_NEW, options.mode ?? 0o600);
   try {
     await handle.writeFile(contents);
     await handle.sync();

@@ -11,6 +11,7 @@ import { ApiRouter, type RouteInfo } from '../api/api-router.js';
 import type { Logger } from '../log/logger.js';
 import { CONSOLE_CSP, rendererDistFolder, staticFiles } from './static-files.js';
 import { loginPage, registerAccessRoutes } from './access-router.js';
+import { identityProof } from './identity-proof-router.js';
 import { consoleErrorMiddleware } from './console-errors.js';
 import { apiGuard, guardedApi, hostGuard, isApiPath } from './console-guard.js';
 import type { ConsoleSessions } from './console-sessions.js';
@@ -56,6 +57,8 @@ export function buildConsoleApp(deps: ConsoleAppDeps): Koa {
 
   const access = { sessions: deps.sessions, port: deps.port };
   app.use(loginPage(access));
+  // Asks for no credential: the `vigil` command checks the console with it before sending one.
+  app.use(identityProof(deps.token, deps.port));
   const api = new ApiRouter();
   registerAccessRoutes(api, access);
   for (const routes of deps.routers ?? []) routes(api);

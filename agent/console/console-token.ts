@@ -24,7 +24,32 @@ export class ConsoleToken {
   matches(candidate: string): boolean {
     return crypto.timingSafeEqual(sha256(candidate), this.digest);
   }
+
+  /** This console's answer to a client's identity challenge (see consoleIdentityProof). */
+  prove(challenge: string, port: number): string {
+    return proofFromDigest(this.digest, challenge, port);
+  }
 }
+
+/**
+ * What only a holder of the console token can compute: an HMAC-SHA256, keyed with the token's
+ * SHA-256, of a random challenge and the console's port. The `vigil` command checks it before it
+ * sends the token or anything else, so a program squatting on the port of a dead agent gets
+ * nothing (docs/security.md, F8); the port stops a relay to a console elsewhere.
+ */
+export function consoleIdentityProof(token: string, challenge: string, port: number): string {
+  return proofFromDigest(sha256(token), challenge, port);
+}
+
+function proofFromDigest(digest: Buffer, challenge: string, port: number): string {
+  return crypto
+    .createHmac('sha256', digest)
+    .update(`vigil-console-identity\n${port}\n${challenge}`)
+    .digest('base64url');
+}
+
+/** A challenge is 32 to 128 base64url characters (the CLI sends 43, 256 random bits). */
+export const CONSOLE_CHALLENGE = /^[A-Za-z0-9_-]{32,128}$/;
 
 function sha256(value: string): Buffer {
   return crypto.createHash('sha256').update(value, 'utf8').digest();

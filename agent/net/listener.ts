@@ -41,7 +41,19 @@ export interface ListenerSpec {
   server: http.Server;
   /** Return false to close the socket at once. Absent: everyone may connect. */
   admit?: (remoteAddress: string | undefined) => boolean;
+  /** Open connections allowed at once; beyond it a new socket is closed at accept time. */
+  maxConnections?: number;
+  /** Open connections allowed at once from one address (a TLS handshake counts from accept). */
+  maxPerAddress?: number;
 }
+
+/**
+ * Default connection caps. One client could otherwise hold thousands of sockets and bring the
+ * process to its file descriptor limit (1,024 is a common soft limit), after which SQLite, the
+ * log files and the console fail too. The load tests run 200 connections from one address.
+ */
+export const DEFAULT_MAX_CONNECTIONS = 400;
+export const DEFAULT_MAX_PER_ADDRESS = 256;
 
 /**
  * Accepted sockets handed to the server per turn of the event loop. A TLS handshake costs the
@@ -57,8 +69,10 @@ export const REFUSAL_LOG_INTERVAL_MS = 60_000;
 export class Listener {
   private readonly tcp: net.Server;
   private readonly sockets = new Set<net.Socket>();
+  /** Open connections per remote address (only addresses with at least one). */
+  private readonly perAddress = new Map<string, number>();
   private refused = 0;
-  /** Per refused address: when its last log line was written, and refusals since then. */
+  /** Per refused address and reason: when its last log line was written, and refusals since then. */
   private readonly refusalLog = new Map<string, { loggedAt: number; since: number }>();
   private readonly waiting: net.Socket[] = [];
   private handingOver = false;
@@ -71,14 +85,28 @@ export class Listener {
   }
 
   private accept(socket: net.Socket): void {
+    const remote = socket.remoteAddress ?? 'unknown';
     if (this.spec.admit && !this.spec.admit(socket.remoteAddress)) {
-      this.refused += 1;
-      socket.destroy();
-      this.logRefusal(socket.remoteAddress ?? 'unknown');
+      this.refuse(socket, remote, 'connection refused by the allow-list');
       return;
     }
+    if (this.sockets.size >= (this.spec.maxConnections ?? DEFAULT_MAX_CONNECTIONS)) {
+      this.refuse(socket, remote, 'connection refused: too many open connections');
+      return;
+    }
+    const fromRemote = this.perAddress.get(remote) ?? 0;
+    if (fromRemote >= (this.spec.maxPerAddress ?? DEFAULT_MAX_PER_ADDRESS)) {
+      this.refuse(socket, remote, 'connection refused: too many open connections from this address');
+      return;
+    }
+    this.perAddress.set(remote, fromRemote + 1);
     this.sockets.add(socket);
-    socket.once('close', () => this.sockets.delete(socket));
+    socket.once('close', () => {
+      this.sockets.delete(socket);
+      const left = (this.perAddress.get(remote) ?? 1) - 1;
+      if (left > 0) this.perAddress.set(remote, left);
+      else this.perAddress.delete(remote);
+    });
     // What http.createServer does by default (noDelay: true): without it, a response written in
     // several pieces waits for the client's delayed ACK (Nagle), about 40 ms per response.
     socket.setNoDelay(true);
@@ -101,16 +129,23 @@ export class Listener {
     else this.handingOver = false;
   }
 
-  private logRefusal(remote: string): void {
+  private refuse(socket: net.Socket, remote: string, reason: string): void {
+    this.refused += 1;
+    socket.destroy();
+    this.logRefusal(remote, reason);
+  }
+
+  private logRefusal(remote: string, reason: string): void {
     const now = Date.now();
-    const entry = this.refusalLog.get(remote);
+    const key = `${reason}\0${remote}`;
+    const entry = this.refusalLog.get(key);
     if (entry && now - entry.loggedAt < REFUSAL_LOG_INTERVAL_MS) {
       entry.since += 1;
       return;
     }
     if (this.refusalLog.size >= 1000) this.refusalLog.clear(); // many addresses: forget, never grow
-    this.refusalLog.set(remote, { loggedAt: now, since: 0 });
-    this.log.warn('connection refused by the allow-list', {
+    this.refusalLog.set(key, { loggedAt: now, since: 0 });
+    this.log.warn(reason, {
       listener: this.spec.name,
       remote,
       ...(entry && entry.since > 0 ? { refusedSinceLastLine: entry.since } : {}),
@@ -135,9 +170,14 @@ export class Listener {
     return closed;
   }
 
-  /** Connections closed by the allow-list since start. */
+  /** Connections closed at accept time (allow-list or connection caps) since start. */
   get refusedCount(): number {
     return this.refused;
+  }
+
+  /** Connections open now, handshakes and waiting sockets included. */
+  get openConnections(): number {
+    return this.sockets.size;
   }
 
   /** The bound port (useful when 0 was asked for). */

@@ -12,10 +12,13 @@
  *   8 Process or IP  empty: a file watcher cannot tell
  *   9 User Name      `HOST\user`
  *
- * A tab, line feed or carriage return inside a value (legal in POSIX file names) is written
- * `\t`, `\n`, `\r`, so every record stays one line and one column; backslashes are kept as
- * they are, because Windows paths and `HOST\user` are full of them. JSON files hold one
- * activity record per line, as the audit API shows it.
+ * A backslash inside a value is written `\\`, so `C:\dir` is `C:\\dir` and `HOST\user` is
+ * `HOST\\user`: that is what keeps a literal backslash-n in a POSIX file name apart from an
+ * escaped line feed. A tab, line feed or carriage return (legal in POSIX file names) is written
+ * `\t`, `\n`, `\r`; a vertical tab and a form feed `\v`, `\f`; NEL, LINE SEPARATOR and PARAGRAPH
+ * SEPARATOR `\u0085`, `\u2028`, `\u2029`, because some line splitters (SIEM collectors) end a
+ * line there. Every record stays one line and one column. JSON files hold one activity record
+ * per line, as the audit API shows it.
  */
 import type { StoredItem } from '../pipeline/pipeline-item.js';
 
@@ -30,10 +33,22 @@ const OPERATION: Record<string, string> = {
   Modified: 'Upd',
 };
 
-const ESCAPES: Record<string, string> = { '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+const ESCAPES: Record<string, string> = {
+  '\\': '\\\\',
+  '\t': '\\t',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\v': '\\v',
+  '\f': '\\f',
+  '\u0085': '\\u0085',
+  '\u2028': '\\u2028',
+  '\u2029': '\\u2029',
+};
+const NEEDS_ESCAPE = /[\\\t\n\r\v\f\u0085\u2028\u2029]/;
+const NEEDS_ESCAPE_ALL = new RegExp(NEEDS_ESCAPE.source, 'g');
 
 export function tsvField(value: string): string {
-  return /[\t\n\r]/.test(value) ? value.replace(/[\t\n\r]/g, (c) => ESCAPES[c]!) : value;
+  return NEEDS_ESCAPE.test(value) ? value.replace(NEEDS_ESCAPE_ALL, (c) => ESCAPES[c]!) : value;
 }
 
 let lastTimeMs = Number.NaN;

@@ -7,6 +7,7 @@
 import type { ChangeRecorder } from '../change-log.js';
 import type { DomainSettings } from '../config/directory-schema.js';
 import type { SettingsStore } from '../config/settings-store.js';
+import type { DomainPasswords } from '../config/domain-passwords.js';
 import { changeDetails } from './change-details.js';
 import { invalidField, ResourceError } from './resource-error.js';
 import { placed, withResourceProblems, type Placement } from './settings-problems.js';
@@ -20,7 +21,7 @@ export interface DomainFields {
   name: string;
   ldapServer: string;
   userName?: string | undefined;
-  /** Write-only: stored for reading the directory, never returned. */
+  /** Write-only: kept in an owner-only file under secrets/, never in settings.json, never returned. */
   password?: string | undefined;
   enabled?: boolean | undefined;
   comment?: string | undefined;
@@ -53,6 +54,19 @@ export function domainIdFromName(name: string, taken: ReadonlySet<string>): stri
 export interface DomainServiceDeps {
   settings: SettingsStore;
   recorder: ChangeRecorder;
+  passwords: DomainPasswords;
+}
+
+/** The fields without the password, which settings.json never holds. */
+function withoutPassword<T extends { password?: string | undefined }>(fields: T): Omit<T, 'password'> {
+  const copy = { ...fields };
+  delete copy.password;
+  return copy;
+}
+
+/** Change details of a password show only that it changed (changeDetails masks secrets). */
+function withPassword(state: DomainState, password: string | null): DomainState {
+  return password === null ? state : { ...state, password };
 }
 
 export class DomainService {
@@ -89,17 +103,18 @@ export class DomainService {
           }
           id = fields.id ?? domainIdFromName(typeof fields.name === 'string' ? fields.name : '', taken);
           placements.push(placed('domains', draft.domains.length));
-          draft.domains.push({ ...fields, id } as DomainSettings);
+          draft.domains.push({ ...withoutPassword(fields), id } as DomainSettings);
         }),
       placements,
     );
     const domain = next.domains.find((d) => d.id === id)!;
+    if (fields.password !== undefined) await this.deps.passwords.set(id, fields.password);
     this.deps.recorder.recordChange({
       actor,
       action: 'Added',
       objectType: DOMAIN_OBJECT_TYPE,
       what: domain.name,
-      details: changeDetails(null, withoutId(domain), { secrets: SECRETS }),
+      details: changeDetails(null, withPassword(withoutId(domain), fields.password ?? null), { secrets: SECRETS }),
     });
     return domain;
   }
@@ -110,6 +125,7 @@ export class DomainService {
     actor: string,
   ): Promise<DomainSettings> {
     let before: DomainSettings | undefined;
+    let password: string | undefined;
     const placements: Placement[] = [];
     const next = await withResourceProblems(
       () =>
@@ -118,12 +134,21 @@ export class DomainService {
           if (index < 0) throw notFound(id);
           before = draft.domains[index]!;
           placements.push(placed('domains', index));
-          draft.domains[index] = { ...change(withoutId(before)), id } as DomainSettings;
+          const fields = change(withoutId(before));
+          password = fields.password;
+          draft.domains[index] = { ...withoutPassword(fields), id } as DomainSettings;
         }),
       placements,
     );
     const domain = next.domains.find((d) => d.id === id)!;
-    const details = changeDetails(withoutId(before!), withoutId(domain), { secrets: SECRETS });
+    // A change that leaves the password out keeps the stored one.
+    const previousPassword = await this.deps.passwords.get(id);
+    if (password !== undefined) await this.deps.passwords.set(id, password);
+    const details = changeDetails(
+      withPassword(withoutId(before!), previousPassword),
+      withPassword(withoutId(domain), password ?? previousPassword),
+      { secrets: SECRETS },
+    );
     if (details.length > 0) {
       this.deps.recorder.recordChange({
         actor,
@@ -149,6 +174,7 @@ export class DomainService {
       draft.domainOutputs = draft.domainOutputs.filter((o) => o.domainId !== id);
       draft.policies = draft.policies.filter((p) => p.domainId !== id);
     });
+    await this.deps.passwords.remove(id);
     this.deps.recorder.recordChange({
       actor,
       action: 'Removed',

@@ -5,6 +5,7 @@
  */
 import type { ChangeRecorder } from '../change-log.js';
 import type { SettingsStore } from '../config/settings-store.js';
+import type { DomainPasswords } from '../config/domain-passwords.js';
 import type { Logger } from '../log/logger.js';
 import { AgentReachability, type ReachabilityOptions } from './agent-reachability.js';
 import { AgentService } from './agent-service.js';
@@ -27,6 +28,8 @@ export function startResourceServices(deps: {
   settings: SettingsStore;
   recorder: ChangeRecorder;
   log: Logger;
+  /** Where directory domains' bind passwords are kept (never settings.json). */
+  domainPasswords: DomainPasswords;
   reachability?: ReachabilityOptions;
 }): ResourceServices {
   const { settings, recorder } = deps;
@@ -36,7 +39,7 @@ export function startResourceServices(deps: {
     hosts: new HostService({ settings, recorder }),
     outputs: new OutputService({ settings, recorder }),
     agents: new AgentService({ settings, recorder }),
-    domains: new DomainService({ settings, recorder }),
+    domains: new DomainService({ settings, recorder, passwords: deps.domainPasswords }),
     policies: new PolicyService({ settings, recorder }),
     reachability,
   };

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 import { launchChromium, screenshot } from '../helpers/browser.js';
 import { consoleRequest, withToken } from '../helpers/console-client.js';
@@ -23,7 +23,7 @@ import { AuditClient } from '../helpers/audit-client.js';
 
 const XSS_NAME = '<img src=x onerror=alert(1)>';
 
-let agent: RunningAgent;
+let agent: TestAgent;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;

@@ -1,14 +1,14 @@
 /** The console web app is served by the agent and renders in a real browser. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 import { launchChromium, screenshot } from '../helpers/browser.js';
 import { consoleRequest, withToken } from '../helpers/console-client.js';
 import { ensureRendererBuilt } from '../helpers/renderer-build.js';
 
 describe('console web app', () => {
-  let agent: RunningAgent;
+  let agent: TestAgent;
   let browser: Browser;
 
   beforeAll(async () => {

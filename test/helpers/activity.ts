@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from './test-agent.js';
 
 export interface RecordRow {
   seq: number;
@@ -59,7 +59,7 @@ export async function waitFor<T>(
 }
 
 /** Points the agent's first host at `folders` and waits until they are watched and scanned. */
-export async function monitorFolders(agent: RunningAgent, folders: string[], exclude: string[] = []): Promise<string> {
+export async function monitorFolders(agent: TestAgent, folders: string[], exclude: string[] = []): Promise<string> {
   await agent.settings.update((draft) => {
     const host = draft.hosts[0]!;
     host.includePaths = folders;

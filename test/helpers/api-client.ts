@@ -3,7 +3,7 @@
  * `rejectUnauthorized: false`), and helpers to enrol a client application and get tokens.
  */
 import https from 'node:https';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from './test-agent.js';
 import type { Permission } from '../../shared/permissions.js';
 
 export interface ApiResponse {
@@ -21,9 +21,9 @@ export interface ApiRequest {
   body?: string;
 }
 
-const agents = new WeakMap<RunningAgent, https.Agent>();
+const agents = new WeakMap<TestAgent, https.Agent>();
 
-function httpsAgent(agent: RunningAgent): https.Agent {
+function httpsAgent(agent: TestAgent): https.Agent {
   let a = agents.get(agent);
   if (!a) {
     a = new https.Agent({ keepAlive: true, ca: agent.identity.certPem, maxSockets: 4 });
@@ -32,7 +32,7 @@ function httpsAgent(agent: RunningAgent): https.Agent {
   return a;
 }
 
-export function apiRequest(agent: RunningAgent, request: ApiRequest): Promise<ApiResponse> {
+export function apiRequest(agent: TestAgent, request: ApiRequest): Promise<ApiResponse> {
   return new Promise((resolve, reject) => {
     const req = https.request(
       {
@@ -69,7 +69,7 @@ export const FORM = { 'Content-Type': 'application/x-www-form-urlencoded' };
 
 /** POST /api/v1/token with a form body built from `params` (no encoding surprises). */
 export function tokenRequest(
-  agent: RunningAgent,
+  agent: TestAgent,
   params: Record<string, string>,
   headers: Record<string, string> = {},
 ): Promise<ApiResponse> {
@@ -88,11 +88,7 @@ export interface EnrolledClient {
 
 let counter = 0;
 
-export async function enrolClient(
-  agent: RunningAgent,
-  permissions: Permission[],
-  name?: string,
-): Promise<EnrolledClient> {
+export async function enrolClient(agent: TestAgent, permissions: Permission[], name?: string): Promise<EnrolledClient> {
   const created = await agent.auth.clients.add({ name: name ?? `test client ${++counter}`, permissions }, 'test');
   return { clientId: created.clientId, clientSecret: created.clientSecret };
 }
@@ -102,7 +98,7 @@ export interface Tokens {
   refresh_token: string;
 }
 
-export async function obtainTokens(agent: RunningAgent, client: EnrolledClient): Promise<Tokens> {
+export async function obtainTokens(agent: TestAgent, client: EnrolledClient): Promise<Tokens> {
   const response = await tokenRequest(agent, {
     grant_type: 'client_credentials',
     client_id: client.clientId,

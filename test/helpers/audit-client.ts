@@ -4,7 +4,7 @@
  * response in the tests), so a test cannot forget to.
  */
 import https from 'node:https';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from './test-agent.js';
 import { validateResponse } from './xml-schema.js';
 
 export interface AuditResponse {
@@ -30,7 +30,7 @@ export class AuditClient {
   private readonly agent: https.Agent;
 
   constructor(
-    private readonly running: RunningAgent,
+    private readonly running: TestAgent,
     private readonly defaultAuth: string,
   ) {
     this.agent = new https.Agent({ keepAlive: true, ca: running.identity.certPem, maxSockets: 8 });

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from './test-agent.js';
 import type { AgentOptions } from '../../agent/agent.js';
 import type { NewActivityRecord } from '../../shared/activity-record.js';
 import { AuditClient } from './audit-client.js';
@@ -16,7 +16,7 @@ import { AuditUserService } from '../../agent/users/audit-user-service.js';
 export const PASSWORD = 'correct horse battery';
 
 export interface AuditFixture {
-  agent: RunningAgent;
+  agent: TestAgent;
   auditor: AuditClient;
   reader: AuditClient;
   writer: AuditClient;

@@ -1,7 +1,7 @@
 /** Plain HTTP requests to a test agent's console, with full control of Host, Origin and cookies. */
 import fs from 'node:fs';
 import http from 'node:http';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from './test-agent.js';
 
 export interface ConsoleResponse {
   status: number;
@@ -17,7 +17,7 @@ export interface ConsoleRequest {
   body?: unknown;
 }
 
-export function consoleRequest(agent: RunningAgent, request: ConsoleRequest): Promise<ConsoleResponse> {
+export function consoleRequest(agent: TestAgent, request: ConsoleRequest): Promise<ConsoleResponse> {
   const body = request.body === undefined ? undefined : JSON.stringify(request.body);
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -53,11 +53,11 @@ export function consoleRequest(agent: RunningAgent, request: ConsoleRequest): Pr
   });
 }
 
-export function consoleToken(agent: RunningAgent): string {
+export function consoleToken(agent: TestAgent): string {
   return fs.readFileSync(agent.paths.consoleToken, 'utf8').trim();
 }
 
-export function withToken(agent: RunningAgent, headers: Record<string, string> = {}): Record<string, string> {
+export function withToken(agent: TestAgent, headers: Record<string, string> = {}): Record<string, string> {
   return { Authorization: `Bearer ${consoleToken(agent)}`, ...headers };
 }
 
@@ -71,7 +71,7 @@ export interface ConsoleSession {
 }
 
 /** Follows a login link as a browser would: the cookie from Set-Cookie, the key from the fragment. */
-export async function consoleLogin(agent: RunningAgent): Promise<ConsoleSession> {
+export async function consoleLogin(agent: TestAgent): Promise<ConsoleSession> {
   const link = await consoleRequest(agent, { method: 'POST', path: '/api/login-links', headers: withToken(agent) });
   const url = new URL(link.json?.['url'] as string);
   const login = await consoleRequest(agent, { path: url.pathname + url.search });

@@ -4,16 +4,16 @@
  * resources to check every answer against the OpenAPI description's source.
  */
 import type { z } from 'zod';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from './test-agent.js';
 import type { Permission } from '../../shared/permissions.js';
 import { apiRequest, bearer, enrolClient, obtainTokens, type ApiResponse } from './api-client.js';
 import { label } from './permission-table.js';
 
-const tokens = new WeakMap<RunningAgent, Map<string, string>>();
+const tokens = new WeakMap<TestAgent, Map<string, string>>();
 let clients = 0;
 
 /** An access token of a client holding exactly `permissions` (one client per set and agent). */
-export async function tokenFor(agent: RunningAgent, permissions: readonly Permission[]): Promise<string> {
+export async function tokenFor(agent: TestAgent, permissions: readonly Permission[]): Promise<string> {
   let byAgent = tokens.get(agent);
   if (!byAgent) tokens.set(agent, (byAgent = new Map()));
   const key = label(permissions);
@@ -35,7 +35,7 @@ export interface CallOptions {
 }
 
 export async function call(
-  agent: RunningAgent,
+  agent: TestAgent,
   permissions: readonly Permission[],
   method: string,
   path: string,

@@ -1,6 +1,6 @@
 /** A Server-Sent Events reader for console tests: collects events and waits for one that matches. */
 import http from 'node:http';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from './test-agent.js';
 import { withToken } from './console-client.js';
 
 export interface SseEvent {
@@ -29,11 +29,7 @@ export class SseReader {
     res.on('error', () => undefined);
   }
 
-  static open(
-    agent: RunningAgent,
-    path: string,
-    headers: Record<string, string> = withToken(agent),
-  ): Promise<SseReader> {
+  static open(agent: TestAgent, path: string, headers: Record<string, string> = withToken(agent)): Promise<SseReader> {
     return new Promise((resolve, reject) => {
       const req = http.get(
         { host: '127.0.0.1', port: agent.ports.console, path, headers: { Accept: 'text/event-stream', ...headers } },

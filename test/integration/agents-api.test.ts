@@ -7,14 +7,14 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { agentViewSchema } from '../../agent/api/schemas/agent-schemas.js';
 import { waitFor } from '../helpers/activity.js';
 import { call, conforms, listOf } from '../helpers/resource-client.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 
 const MA = ['modifyAgent'] as const;
-let agent: RunningAgent;
+let agent: TestAgent;
 const servers: net.Server[] = [];
 
 beforeAll(async () => {
@@ -284,7 +284,7 @@ describe('the local agent', () => {
 });
 
 describe('the checks of all agents together', () => {
-  let limited: RunningAgent;
+  let limited: TestAgent;
   beforeAll(async () => {
     limited = await startTestAgent({ agentChecks: { intervalMs: 300, timeoutMs: 1500, probesPerMinute: 3 } });
   });

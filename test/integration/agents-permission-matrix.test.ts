@@ -5,14 +5,14 @@
  * and the 401 rule with its WWW-Authenticate challenge.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { AGENT_DETAILED_ONLY } from '../../shared/agent-resource.js';
 import type { Permission } from '../../shared/permissions.js';
 import { apiRequest, bearer, enrolClient, obtainTokens, type ApiResponse } from '../helpers/api-client.js';
 import { allPermissionSets, expectedView, label } from '../helpers/permission-table.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 
-let agent: RunningAgent;
+let agent: TestAgent;
 const tokens = new Map<string, string>();
 
 beforeAll(async () => {

@@ -7,13 +7,13 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { call } from '../helpers/resource-client.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 import { handshake, rawConnect } from '../helpers/tls-probe.js';
 
 describe('IP allow-list on the agent and audit listeners', () => {
-  let agent: RunningAgent;
+  let agent: TestAgent;
 
   beforeAll(async () => {
     agent = await startTestAgent();

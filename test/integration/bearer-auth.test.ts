@@ -4,7 +4,7 @@
  * and the JSON error body; permission changes and revocation apply to the very next request.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { MemoryChangeRecorder } from '../../agent/change-log.js';
 import {
   apiRequest,
@@ -16,7 +16,7 @@ import {
 } from '../helpers/api-client.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 
-let agent: RunningAgent;
+let agent: TestAgent;
 const changes = new MemoryChangeRecorder();
 
 beforeAll(async () => {

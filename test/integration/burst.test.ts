@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { REPO_ROOT } from '../helpers/cli.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
@@ -16,7 +16,7 @@ import { logLines, monitorFolders, records, waitFor } from '../helpers/activity.
 const WRITER = path.join(REPO_ROOT, 'test', 'fixtures', 'burst-writer.mjs');
 const BURST = 20_000;
 
-let agent: RunningAgent | null = null;
+let agent: TestAgent | null = null;
 afterAll(async () => agent?.stop());
 
 describe('a burst of file creates', () => {

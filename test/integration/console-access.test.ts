@@ -6,13 +6,13 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { consoleSessionCookie } from '../../shared/console-api.js';
 import { consoleLogin, consoleRequest, consoleToken, withToken } from '../helpers/console-client.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 
-let agent: RunningAgent;
+let agent: TestAgent;
 let clock = Date.parse('2026-03-01T10:00:00Z');
 
 beforeAll(async () => {

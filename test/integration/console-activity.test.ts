@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import type { ActivityRecord, NewActivityRecord } from '../../shared/activity-record.js';
 import type { ActivitySearchResponse } from '../../shared/console-api.js';
 import { consoleRequest, withToken } from '../helpers/console-client.js';
@@ -16,7 +16,7 @@ import { makeTempDir } from '../helpers/temp-dir.js';
 import { monitorFolders, TEST_TIMINGS } from '../helpers/activity.js';
 import { AuditClient } from '../helpers/audit-client.js';
 
-let agent: RunningAgent;
+let agent: TestAgent;
 let audit: AuditClient;
 const XSS = '<img src=x onerror=alert(1)>';
 

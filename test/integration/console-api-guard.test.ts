@@ -5,13 +5,13 @@
  * origin → 403 and nothing changed. Changes are never made by GET.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { consoleLogin, consoleRequest, withToken } from '../helpers/console-client.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { monitorFolders } from '../helpers/activity.js';
 
-let agent: RunningAgent;
+let agent: TestAgent;
 /** The session cookie and key, as the web app sends them. */
 let signedIn: Record<string, string>;
 let origin: string;

@@ -4,13 +4,13 @@
  * change reaches the ChangeRecorder with the right actor.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { MemoryChangeRecorder } from '../../agent/change-log.js';
 import { consoleRequest, withToken, type ConsoleResponse } from '../helpers/console-client.js';
 import { tokenRequest } from '../helpers/api-client.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 
-let agent: RunningAgent;
+let agent: TestAgent;
 const changes = new MemoryChangeRecorder();
 
 beforeAll(async () => {

@@ -9,14 +9,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import type { HostView, OutputView } from '../../shared/console-api.js';
 import { consoleLogin, consoleRequest, type ConsoleResponse } from '../helpers/console-client.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { actions, logLines, monitorFolders, records, TEST_TIMINGS, waitFor } from '../helpers/activity.js';
 
-let agent: RunningAgent;
+let agent: TestAgent;
 let watched: string;
 let hostId: string;
 let outputId: string;

@@ -2,7 +2,7 @@
 import os from 'node:os';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 
 function tryConnect(host: string, port: number): Promise<string> {
@@ -33,7 +33,7 @@ function nonLoopbackAddresses(): string[] {
 }
 
 describe('console listener', () => {
-  let agent: RunningAgent;
+  let agent: TestAgent;
   beforeAll(async () => {
     agent = await startTestAgent();
   });

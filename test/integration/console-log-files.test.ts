@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import type { LogFileView, LogLinesResponse } from '../../shared/console-api.js';
 import { zipLogFile } from '../../agent/outputs/log-file-io.js';
 import { consoleRequest, withToken } from '../helpers/console-client.js';
@@ -17,7 +17,7 @@ import { startTestAgent } from '../helpers/test-agent.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { monitorFolders, TEST_TIMINGS, waitFor } from '../helpers/activity.js';
 
-let agent: RunningAgent;
+let agent: TestAgent;
 let watched: string;
 let today: LogFileView;
 

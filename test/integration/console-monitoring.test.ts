@@ -6,14 +6,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import type { ConsoleStatus, HostView, MonitoringView, OutputView } from '../../shared/console-api.js';
 import { consoleRequest, withToken } from '../helpers/console-client.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { actions, monitorFolders, records, TEST_TIMINGS, waitFor } from '../helpers/activity.js';
 
-let agent: RunningAgent;
+let agent: TestAgent;
 let watched: string;
 
 beforeAll(async () => {

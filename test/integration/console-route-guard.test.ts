@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import type { RouteInfo } from '../../agent/api/api-router.js';
 import { consoleAuth } from '../../agent/console/console-guard.js';
 import { ApiError } from '../../agent/api/api-error.js';
@@ -18,7 +18,7 @@ import { monitorFolders } from '../helpers/activity.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 
-let agent: RunningAgent;
+let agent: TestAgent;
 let params: Record<string, string>;
 let watched: string;
 

@@ -4,7 +4,7 @@
  * vendor) and flagged "restart needed" where it cannot (ports), and recorded in the self-audit.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import type { AuditUserSummary, ConsoleSettingsView } from '../../shared/console-api.js';
 import { MemoryChangeRecorder } from '../../agent/change-log.js';
 import { consoleRequest, withToken } from '../helpers/console-client.js';
@@ -12,7 +12,7 @@ import { startTestAgent } from '../helpers/test-agent.js';
 import { handshake } from '../helpers/tls-probe.js';
 import { AuditClient } from '../helpers/audit-client.js';
 
-let agent: RunningAgent;
+let agent: TestAgent;
 const recorder = new MemoryChangeRecorder();
 
 beforeAll(async () => {

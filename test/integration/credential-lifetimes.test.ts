@@ -4,7 +4,7 @@
  * survive an agent restart, revoked ones staying revoked (security.md B12).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import {
   apiRequest,
   bearer,
@@ -25,18 +25,18 @@ function testClock(start = Date.parse('2026-01-05T09:00:00Z')): { now: () => num
   return { now: () => t, advance: (ms) => (t += ms) };
 }
 
-const running: RunningAgent[] = [];
+const running: TestAgent[] = [];
 afterEach(async () => {
   for (const agent of running.splice(0)) await agent.stop();
 });
 
-async function start(options: Parameters<typeof startTestAgent>[0]): Promise<RunningAgent> {
+async function start(options: Parameters<typeof startTestAgent>[0]): Promise<TestAgent> {
   const agent = await startTestAgent(options);
   running.push(agent);
   return agent;
 }
 
-const agentsWith = (agent: RunningAgent, token: string): Promise<ApiResponse> =>
+const agentsWith = (agent: TestAgent, token: string): Promise<ApiResponse> =>
   apiRequest(agent, { path: '/api/v1/agents', headers: bearer(token) });
 
 describe('client secret: 72 hours from generation', () => {

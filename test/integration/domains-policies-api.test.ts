@@ -4,9 +4,13 @@
  * created from JSON or raw XML (well-formed, no DTD), listed with the isEnabled and path
  * filters, changed with a merge patch, deleted, and kept across a restart.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import { createLogger } from '../../agent/log/logger.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { domainViewSchema } from '../../agent/api/schemas/domain-schemas.js';
 import { policyViewSchema } from '../../agent/api/schemas/policy-schemas.js';
 import { POLICY_XML_MAX } from '../../agent/config/directory-schema.js';
@@ -16,7 +20,7 @@ import { call, conforms, listOf } from '../helpers/resource-client.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 
 const PC = ['policyChange'] as const;
-let agent: RunningAgent;
+let agent: TestAgent;
 let base = '';
 
 const LDAP_XML = `<?xml version="1.0" encoding="utf-8"?>
@@ -53,6 +57,39 @@ async function createPolicy(body: unknown, raw?: string): Promise<Record<string,
 }
 
 describe('domains', () => {
+  it('keeps the bind password in an owner-only file under secrets/, never in settings.json', async () => {
+    expect(fs.readFileSync(agent.paths.settings, 'utf8')).not.toContain('S3cret-pass!');
+    const file = path.join(agent.paths.domainPasswords, Buffer.from('CORP').toString('hex'));
+    expect(fs.readFileSync(file, 'utf8')).toBe('S3cret-pass!');
+    if (process.platform !== 'win32') expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('moves a bind password an older settings.json holds into its file at start, and logs no password', async () => {
+    const dataDir = makeTempDir();
+    const first = await startTestAgent({ dataDir });
+    await first.resources.domains.add({ name: 'old.example', ldapServer: 'ldap://10.0.0.5' }, 'test');
+    await first.stop();
+    const settings = JSON.parse(fs.readFileSync(path.join(dataDir, 'settings.json'), 'utf8'));
+    settings.domains[0].password = 'Directory-Bind-Pa55';
+    fs.writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify(settings));
+
+    const lines: string[] = [];
+    const second = await startTestAgent({
+      dataDir,
+      log: createLogger({ level: 'debug', write: (l) => lines.push(l) }),
+    });
+    try {
+      expect(fs.readFileSync(second.paths.settings, 'utf8')).not.toContain('Directory-Bind-Pa55');
+      expect(second.settings.current.domains[0]).not.toHaveProperty('password');
+      const file = path.join(second.paths.domainPasswords, Buffer.from('OLD').toString('hex'));
+      expect(fs.readFileSync(file, 'utf8')).toBe('Directory-Bind-Pa55');
+      expect(lines.join('\n')).toMatch(/moved domain bind passwords out of settings.json/);
+      expect(lines.join('\n')).not.toContain('Directory-Bind-Pa55');
+    } finally {
+      await second.stop();
+    }
+  });
+
   it('lists and shows the domain; the password never appears; the limited view has no Detailed Only attribute', async () => {
     const detailed = await call(agent, ['read'], 'GET', base);
     expect(detailed.status).toBe(200);
@@ -210,7 +247,7 @@ describe('policies', () => {
 // size is bounded so that no settings change (a client added, a permission changed) stalls the
 // agent's answers.
 describe('how much policy data the agent keeps', () => {
-  let full: RunningAgent;
+  let full: TestAgent;
   let fullBase = '';
   beforeAll(async () => {
     full = await startTestAgent();

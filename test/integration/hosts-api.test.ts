@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { localHostType } from '../../agent/config/monitoring-schema.js';
 import { hostViewSchema } from '../../agent/api/schemas/host-schemas.js';
 import { rowToRecord, type RecordRow } from '../../agent/store/audit-store.js';
@@ -19,7 +19,7 @@ import { startTestAgent } from '../helpers/test-agent.js';
 const TYPE = localHostType();
 const MH = ['modifyHost'] as const;
 
-let agent: RunningAgent;
+let agent: TestAgent;
 let hostsPath = '';
 
 beforeAll(async () => {

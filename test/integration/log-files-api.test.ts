@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { localHostType } from '../../agent/config/monitoring-schema.js';
 import { logFileViewSchema } from '../../agent/api/schemas/log-file-schemas.js';
 import { utcDay } from '../../agent/outputs/log-file-names.js';
@@ -20,7 +20,7 @@ import { makeTempDir } from '../helpers/temp-dir.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 
 const AAD = ['accessActivityData'] as const;
-let agent: RunningAgent;
+let agent: TestAgent;
 let outputId = '';
 let logsDir = '';
 let today = '';

@@ -6,11 +6,11 @@
 import https from 'node:https';
 import { ClientCredentials } from 'simple-oauth2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { apiRequest, bearer, enrolClient, type EnrolledClient } from '../helpers/api-client.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 
-let agent: RunningAgent;
+let agent: TestAgent;
 let client: EnrolledClient;
 let tlsAgent: https.Agent;
 

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { buildOpenApiDocument } from '../../agent/api/openapi/openapi-document.js';
 import { openApiFileText } from '../../scripts/generate-openapi.js';
 import { apiRequest } from '../helpers/api-client.js';
@@ -14,7 +14,7 @@ import { REPO_ROOT } from '../helpers/cli.js';
 import { call } from '../helpers/resource-client.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 
-let agent: RunningAgent;
+let agent: TestAgent;
 beforeAll(async () => {
   agent = await startTestAgent({ version: '9.9.9' });
 });

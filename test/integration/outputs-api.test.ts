@@ -4,7 +4,7 @@
  * output manager, delete), domain outputs, and bad input named by field.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { localHostType } from '../../agent/config/monitoring-schema.js';
 import { outputViewSchema } from '../../agent/api/schemas/output-schemas.js';
 import { statusSchema } from '../../agent/api/schemas/common-schemas.js';
@@ -13,7 +13,7 @@ import { call, conforms, listOf } from '../helpers/resource-client.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 
 const MH = ['modifyHost'] as const;
-let agent: RunningAgent;
+let agent: TestAgent;
 let hostId = '';
 let domainId = '';
 

@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { localHostType, logFileBaseName } from '../../agent/config/monitoring-schema.js';
 import { utcDay } from '../../agent/outputs/log-file-names.js';
 import type { Locality, ResourceKind } from '../../shared/permission-engine.js';
@@ -32,7 +32,7 @@ import {
 import { call } from '../helpers/resource-client.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 
-let agent: RunningAgent;
+let agent: TestAgent;
 const ids = { local: '', remote: '', host: '', output: '', domain: '', domainOutput: '', policy: '', file: '' };
 
 beforeAll(async () => {

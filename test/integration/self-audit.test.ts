@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { localHostType } from '../../agent/config/monitoring-schema.js';
 import { rowToRecord, type RecordRow } from '../../agent/store/audit-store.js';
 import type { FeedChunk } from '../../agent/pipeline/live-feed.js';
@@ -14,13 +14,13 @@ import { startTestAgent } from '../helpers/test-agent.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { logLines } from '../helpers/activity.js';
 
-let agent: RunningAgent | null = null;
+let agent: TestAgent | null = null;
 afterEach(async () => {
   await agent?.stop();
   agent = null;
 });
 
-function agentRecords(a: RunningAgent) {
+function agentRecords(a: TestAgent) {
   const rows = a.store.db
     .prepare("SELECT * FROM activity_records WHERE data_source = 'Vigil Agent' ORDER BY seq")
     .all() as RecordRow[];

@@ -8,14 +8,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import type { OutputSettings } from '../../agent/config/monitoring-schema.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { monitorFolders, TEST_TIMINGS, waitFor } from '../helpers/activity.js';
 import { createRsyslog, type Rsyslog } from '../helpers/rsyslog.js';
 
-let agent: RunningAgent | null = null;
+let agent: TestAgent | null = null;
 let receiver: Rsyslog | null = null;
 afterEach(async () => {
   await agent?.stop();

@@ -1,7 +1,7 @@
 /** The agent and audit listeners speak TLS 1.2 and 1.3 only, with the agent's own certificate. */
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { createSelfSignedIdentity } from '../../agent/tls/certificate.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
@@ -11,7 +11,7 @@ import { handshake } from '../helpers/tls-probe.js';
 const LEGACY_CLIENT = { minVersion: 'TLSv1', maxVersion: 'TLSv1.1', ciphers: 'DEFAULT:@SECLEVEL=0' } as const;
 
 describe('TLS on the agent and audit listeners', () => {
-  let agent: RunningAgent;
+  let agent: TestAgent;
   let dataDir: string;
 
   beforeAll(async () => {

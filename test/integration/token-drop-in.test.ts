@@ -4,11 +4,11 @@
  * `application/json`, its curl sample posts the form with `-d`. A real JSON body stays refused.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { apiRequest, bearer, enrolClient, FORM, type EnrolledClient } from '../helpers/api-client.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 
-let agent: RunningAgent;
+let agent: TestAgent;
 let client: EnrolledClient;
 
 beforeAll(async () => {

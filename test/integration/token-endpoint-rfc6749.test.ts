@@ -4,7 +4,7 @@
  * "Vigil:" with the reason (docs/authentication.md lists them).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 import {
   apiRequest,
@@ -18,7 +18,7 @@ import {
   type EnrolledClient,
 } from '../helpers/api-client.js';
 
-let agent: RunningAgent;
+let agent: TestAgent;
 let client: EnrolledClient;
 let other: EnrolledClient;
 

@@ -5,11 +5,11 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { apiRequest, enrolClient, type EnrolledClient } from '../helpers/api-client.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 
-let agent: RunningAgent;
+let agent: TestAgent;
 let client: EnrolledClient;
 beforeAll(async () => {
   agent = await startTestAgent();

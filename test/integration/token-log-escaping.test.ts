@@ -3,12 +3,12 @@
  * escape sequence in a client id would clear or forge the terminal of whoever tails the log.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { createLogger } from '../../agent/log/logger.js';
 import { apiRequest, FORM } from '../helpers/api-client.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 
-let agent: RunningAgent;
+let agent: TestAgent;
 const lines: string[] = [];
 // eslint-disable-next-line no-control-regex
 const RAW_CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;

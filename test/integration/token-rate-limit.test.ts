@@ -5,7 +5,7 @@
  * access token it replaces.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { TOKEN_REQUESTS_PER_CLIENT } from '../../agent/auth/token-rate-limit.js';
 import {
   apiRequest,
@@ -17,7 +17,7 @@ import {
 } from '../helpers/api-client.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 
-let agent: RunningAgent;
+let agent: TestAgent;
 
 beforeAll(async () => {
   agent = await startTestAgent();

@@ -4,11 +4,11 @@
  * have obtained tokens with it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { apiRequest, bearer, enrolClient, obtainTokens, tokenRequest } from '../helpers/api-client.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 
-let agent: RunningAgent;
+let agent: TestAgent;
 
 beforeAll(async () => {
   agent = await startTestAgent();

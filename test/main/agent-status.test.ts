@@ -1,9 +1,9 @@
 /**
- * The tray's view of monitoring, adapted from a RunningAgent: the agent's monitoring capability
+ * The tray's view of monitoring, adapted from a TestAgent: the agent's monitoring capability
  * (pause/resume, the count and issues) must come through, and an agent without one degrades.
  */
 import { describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { statusSourceFor, type AgentIssue, type MonitoringCapability } from '../../main/agent-status.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 
@@ -78,7 +78,7 @@ describe('statusSourceFor', () => {
     const agent = await startTestAgent();
     try {
       const monitoring = new Monitoring();
-      const extended: RunningAgent & { monitoring: MonitoringCapability } = Object.assign(agent, { monitoring });
+      const extended: TestAgent & { monitoring: MonitoringCapability } = Object.assign(agent, { monitoring });
       const status = statusSourceFor(extended);
       let changes = 0;
       const unsubscribe = status.onChange(() => (changes += 1));

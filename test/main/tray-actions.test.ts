@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { silentLogger } from '../../agent/log/logger.js';
 import { statusSourceFor, type AgentStatusSource } from '../../main/agent-status.js';
 import type { StartAtLogin } from '../../main/login-item.js';
@@ -10,7 +10,7 @@ import type { NotificationText } from '../../main/notifications.js';
 import { trayActionRunner, type TrayActionDeps } from '../../main/tray-actions.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 
-let agent: RunningAgent;
+let agent: TestAgent;
 beforeAll(async () => {
   agent = await startTestAgent();
 });

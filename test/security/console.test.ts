@@ -6,13 +6,13 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { CONSOLE_CSP } from '../../agent/console/static-files.js';
 import { consoleRequest, consoleToken, withToken } from '../helpers/console-client.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 import { startAgentProcess } from '../helpers/agent-process.js';
 
-let agent: RunningAgent;
+let agent: TestAgent;
 beforeAll(async () => {
   agent = await startTestAgent();
 });

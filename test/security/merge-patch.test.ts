@@ -6,13 +6,13 @@
 import fs from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { localHostType } from '../../agent/config/monitoring-schema.js';
 import { call } from '../helpers/resource-client.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 
 const WRITER = ['modifyHost'] as const;
-let agent: RunningAgent;
+let agent: TestAgent;
 let hostPath = '';
 let outputPath = '';
 

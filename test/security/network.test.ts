@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import os from 'node:os';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { createLogger } from '../../agent/log/logger.js';
 import { apiRequest, bearer, enrolClient, obtainTokens } from '../helpers/api-client.js';
 import { startTestAgent } from '../helpers/test-agent.js';
@@ -18,7 +18,7 @@ import { handshake, rawConnect } from '../helpers/tls-probe.js';
 const SERVER_AUTH_OID = '1.3.6.1.5.5.7.3.1';
 const HEADERS_TIMEOUT_MS = 1500;
 
-let agent: RunningAgent;
+let agent: TestAgent;
 const logLines: string[] = [];
 
 beforeAll(async () => {

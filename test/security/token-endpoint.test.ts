@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { CREDENTIAL_PREFIX, looksLikeCredential } from '../../agent/auth/credential-format.js';
 import { createLogger } from '../../agent/log/logger.js';
 import {
@@ -21,7 +21,7 @@ import {
 import { startTestAgent } from '../helpers/test-agent.js';
 
 const DAY = 24 * 3600_000;
-let agent: RunningAgent;
+let agent: TestAgent;
 let clock = Date.parse('2026-03-01T12:00:00Z');
 const logLines: string[] = [];
 

@@ -102,9 +102,28 @@ describe('LogFileOutput', () => {
     const file = path.join(r.dir, 'desk-01_Log_20260310.tsv');
     const lines = read(file).split('\n');
     expect(lines[0] + '\n').toBe(TSV_HEADER);
-    expect(lines[1]).toBe('2026-03-10T08:00:00.000Z\tdesk-01\t1000\tAdd\tFILE\t/home/u/a\\tb.txt\t\t\tdesk-01\\u');
+    expect(lines[1]).toBe('2026-03-10T08:00:00.000Z\tdesk-01\t1000\tAdd\tFILE\t/home/u/a\\tb.txt\t\t\tdesk-01\\\\u');
     expect(lines).toHaveLength(4);
     expect(r.status.output('o1')!.stats).toMatchObject({ reportedCount: 2, filesCount: 1 });
+  });
+
+  it('writes a literal backslash-n apart from a line feed, and escapes every character a line splitter breaks on', () => {
+    const r = rig();
+    const o = r.output();
+    const literal = '/home/u/back\\n.txt'; // a file name with a backslash and an n in it
+    const feed = '/home/u/line\nfeed.txt';
+    const breakers = '/home/u/a\vb\fc\u0085d\u2028e\u2029f.txt';
+    r.commit(o, [stored(T0, literal), stored(T0, feed), stored(T0, breakers)]);
+    const text = read(path.join(r.dir, 'desk-01_Log_20260310.tsv'));
+    const lines = text.split('\n');
+    expect(lines).toHaveLength(4);
+    const paths = lines.slice(0, 3).map((line) => line.split('\t')[5]);
+    expect(paths).toEqual([
+      '/home/u/back\\\\n.txt',
+      '/home/u/line\\nfeed.txt',
+      '/home/u/a\\vb\\fc\\u0085d\\u2028e\\u2029f.txt',
+    ]);
+    expect(text).not.toMatch(/[\v\f\u0085\u2028\u2029]/);
   });
 
   it('cuts back, at start-up, lines written for a batch that never committed (kill -9)', () => {

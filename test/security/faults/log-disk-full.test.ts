@@ -12,14 +12,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../../agent/agent.js';
+import type { TestAgent } from '../../helpers/test-agent.js';
 import { logLines, monitorFolders, TEST_TIMINGS, waitFor } from '../../helpers/activity.js';
 import { startTestAgent } from '../../helpers/test-agent.js';
 import { makeTempDir } from '../../helpers/temp-dir.js';
 import { canMountTmpfs, mountTmpfs, type Tmpfs } from '../../helpers/tmpfs.js';
 
 const MB = 1024 * 1024;
-let agent: RunningAgent | null = null;
+let agent: TestAgent | null = null;
 let disk: Tmpfs | null = null;
 afterEach(async () => {
   await agent?.stop();
@@ -42,7 +42,7 @@ async function agentWithLogsOn(minLocalFreeSpace: number): Promise<{ watched: st
   return { watched, outputId };
 }
 
-function fileRecordCount(a: RunningAgent, prefix: string): number {
+function fileRecordCount(a: TestAgent, prefix: string): number {
   return a.store.db
     .prepare("SELECT count(*) FROM activity_records WHERE data_source = 'File System' AND what LIKE ?")
     .pluck()

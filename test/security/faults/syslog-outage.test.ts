@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import type { RunningAgent } from '../../../agent/agent.js';
+import type { TestAgent } from '../../helpers/test-agent.js';
 import { monitorFolders, TEST_TIMINGS, waitFor } from '../../helpers/activity.js';
 import { createRsyslog, type Rsyslog } from '../../helpers/rsyslog.js';
 import { sized } from '../../helpers/stress.js';
@@ -21,7 +21,7 @@ import { makeTempDir } from '../../helpers/temp-dir.js';
 const OUTAGE_MS = sized(2_000, 60_000);
 const BOUND = 40;
 
-let agent: RunningAgent | null = null;
+let agent: TestAgent | null = null;
 let receiver: Rsyslog | null = null;
 afterEach(async () => {
   await agent?.stop();

@@ -1,0 +1,67 @@
+/**
+ * The agent API (docs/agent-api.md): the token endpoint, open to any client on the allow-list,
+ * and behind bearer tokens the OpenAPI document and the resource routes (hosts, outputs, agents,
+ * domains, policies, log files), served by one Koa application.
+ */
+import type Koa from 'koa';
+import { buildApiApp } from '../api/api-app.js';
+import { ApiRouter, type RouteInfo } from '../api/api-router.js';
+import { ensureLocalAgentId, LocalAgent } from '../api/local-agent.js';
+import { registerOpenApiRoute } from '../api/openapi-router.js';
+import { registerResourceRoutes } from '../api/resource-routes.js';
+import type { ActivityServices } from '../activity-services.js';
+import type { AuthServices } from '../auth/auth-services.js';
+import { bearerAuth } from '../auth/bearer-auth.js';
+import { registerTokenRoute } from '../auth/token-router.js';
+import type { SettingsStore } from '../config/settings-store.js';
+import type { Logger } from '../log/logger.js';
+import type { ResourceServices } from '../resources/resource-services.js';
+import type { Endpoints } from './endpoints.js';
+import { localAgentStatus } from './local-status.js';
+
+export interface AgentApiSetup {
+  app: Koa;
+  /** The local agent's stable id (settings `agent.id`). */
+  agentId: string;
+  /** Every route, the token endpoint included, as registered. */
+  routes: readonly RouteInfo[];
+}
+
+export async function buildAgentApi(deps: {
+  settings: SettingsStore;
+  auth: AuthServices;
+  activity: ActivityServices;
+  resources: ResourceServices;
+  endpoints: Endpoints;
+  version: string;
+  startedAt: string;
+  log: Logger;
+}): Promise<AgentApiSetup> {
+  const { settings, auth, activity, endpoints } = deps;
+  const agentId = await ensureLocalAgentId(settings);
+  const localAgent = new LocalAgent({
+    settings,
+    version: deps.version,
+    apiPort: () => endpoints.ports.api,
+    consoleUrl: () => endpoints.consoleUrl(),
+    status: localAgentStatus(() => activity.writeProblem(), deps.startedAt),
+  });
+  const publicRoutes = new ApiRouter();
+  registerTokenRoute(publicRoutes, { clients: auth.clients, tokens: auth.tokens, log: deps.log.child('token') });
+  const routes = new ApiRouter();
+  registerOpenApiRoute(routes, { version: deps.version, apiPort: () => endpoints.ports.api });
+  registerResourceRoutes(routes, {
+    localAgent,
+    ...deps.resources,
+    logFiles: activity.logFiles,
+    status: activity.status,
+    startedAt: deps.startedAt,
+  });
+  const app = buildApiApp({
+    log: deps.log.child('api'),
+    publicRoutes,
+    authenticate: bearerAuth({ tokens: auth.tokens, clients: auth.clients }),
+    routes,
+  });
+  return { app, agentId, routes: [...publicRoutes.routes(), ...routes.routes()] };
+}

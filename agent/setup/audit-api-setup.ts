@@ -1,0 +1,62 @@
+/**
+ * The audit API (docs/audit-api.md): its users, the search and write service over the audit
+ * stores, the worker that parses request bodies, and the Koa application the listener serves.
+ */
+import type Koa from 'koa';
+import type { ActivityRecord } from '../../shared/activity-record.js';
+import type { ChangeRecorder } from '../change-log.js';
+import type { DataPaths } from '../config/data-dir.js';
+import type { SettingsStore } from '../config/settings-store.js';
+import type { Logger } from '../log/logger.js';
+import { buildAuditApp } from '../audit/audit-app.js';
+import { AuditService } from '../audit/audit-service.js';
+import { BodyParsePool } from '../audit/body-parse-pool.js';
+import { MarkCodec } from '../audit/continuation-mark.js';
+import { platformGroups, type GroupResolver } from '../platform/local-groups.js';
+import { AuditUserService } from '../users/audit-user-service.js';
+import { withCleanups } from './cleanups.js';
+import type { AuditStores } from './stores.js';
+
+export interface AuditApiSetup {
+  app: Koa;
+  users: AuditUserService;
+  service: AuditService;
+  stop(): Promise<void>;
+}
+
+export function buildAuditApi(deps: {
+  paths: DataPaths;
+  settings: SettingsStore;
+  stores: AuditStores;
+  recorder: ChangeRecorder;
+  log: Logger;
+  localGroups?: GroupResolver | undefined;
+  /** Where records the audit API stored go next: the pipeline's after-commit path. */
+  committed: (records: readonly ActivityRecord[]) => void;
+}): Promise<AuditApiSetup> {
+  const { settings, stores } = deps;
+  return withCleanups(deps.log, async (cleanups) => {
+    const parsePool = new BodyParsePool();
+    cleanups.add(() => parsePool.close());
+    const users = new AuditUserService(settings, { recorder: deps.recorder });
+    cleanups.add(() => users.close());
+    const service = new AuditService({
+      reader: stores.reader,
+      writer: stores.writer,
+      marks: await MarkCodec.load(deps.paths.secrets),
+      groups: deps.localGroups ?? platformGroups(),
+      index: stores.index,
+      committed: deps.committed,
+    });
+    const app = buildAuditApp({
+      log: deps.log.child('audit'),
+      vendor: () => settings.current.auditApi.vendor,
+      users,
+      service,
+      reader: stores.reader,
+      parsePool,
+      turns: stores.turns,
+    });
+    return { app, users, service };
+  });
+}
