@@ -169,6 +169,7 @@ export class ClientService {
       action: 'Added',
       objectType: CLIENT_OBJECT_TYPE,
       what: name,
+      id,
       details: [
         { PropertyName: 'Client ID', After: id },
         { PropertyName: 'Permissions', After: permissions.join(', ') },
@@ -192,6 +193,7 @@ export class ClientService {
       action: 'Modified',
       objectType: CLIENT_OBJECT_TYPE,
       what: client.name,
+      id: client.id,
       details: [{ PropertyName: 'Permissions', Before: before.join(', '), After: permissions.join(', ') }],
     });
     return this.view(client);
@@ -213,6 +215,7 @@ export class ClientService {
       action: 'Modified',
       objectType: CLIENT_OBJECT_TYPE,
       what: client.name,
+      id: client.id,
       details: [{ PropertyName: 'Secret expires', Before: before, After: secret.expiresAt }],
     });
     return {
@@ -241,6 +244,7 @@ export class ClientService {
       action: 'Removed',
       objectType: CLIENT_OBJECT_TYPE,
       what: name,
+      id: clientId,
       details: [
         { PropertyName: 'Client ID', Before: clientId },
         { PropertyName: 'Permissions', Before: removed?.permissions.join(', ') ?? '' },

@@ -27,6 +27,7 @@ import { fileChangeToItem, type FileChange } from './file-change.js';
 import { FileTree } from './file-tree.js';
 import { FolderWatchers } from './folder-watchers.js';
 import type { LocalAccount } from './local-account.js';
+import { ADD_FOLDER_HINT } from './default-host.js';
 import { diffSnapshots, type SnapshotDiff } from './snapshot-diff.js';
 
 export interface FileActivitySourceOptions {
@@ -742,7 +743,7 @@ export class FileActivitySource {
     const { status, coverage } = this.options;
     const problems: string[] = [];
     if (coverage.include.length === 0) {
-      status.setHostStatus(this.hostId, 'Warning', 'No folder to monitor', 'Add folders to the host include paths.');
+      status.setHostStatus(this.hostId, 'Warning', 'No folder is watched: nothing is recorded', ADD_FOLDER_HINT);
       return;
     }
     for (const root of this.missingRoots)

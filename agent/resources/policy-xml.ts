@@ -12,7 +12,7 @@
  */
 import { AuditError } from '../audit/audit-errors.js';
 import { parseXmlDocument, type XmlElement } from '../audit/xml-document.js';
-import { invalidField } from './resource-error.js';
+import { invalidField } from '../util/service-error.js';
 
 /** Deep enough for any policy; fast-xml-parser's own default. */
 const MAX_DEPTH = 100;
