@@ -21,7 +21,7 @@ import { StatusRegistry } from './status/status-registry.js';
 import { OutputManager, type OutputManagerOptions } from './outputs/output-manager.js';
 import { LogFilesService } from './outputs/log-files-service.js';
 import { MonitorService, type MonitorServiceOptions } from './monitor/monitor-service.js';
-import { firstRunMonitoring } from './monitor/default-host.js';
+import { ADD_FOLDER_HINT, firstRunMonitoring } from './monitor/default-host.js';
 import { localAccount, type LocalAccount } from './monitor/local-account.js';
 import { MonitoringControl } from './monitor/monitoring-control.js';
 import { TodayCount } from './store/today-count.js';
@@ -74,15 +74,23 @@ export async function startActivityPipeline(start: ActivityStartOptions): Promis
   const tuning = start.options ?? {};
   const account = localAccount();
 
-  let firstRunChange: { hostName: string; folders: string[] } | null = null;
+  let firstRunChange: { hostId: string; hostName: string; folders: string[] } | null = null;
   if (start.firstRun && settings.current.hosts.length === 0) {
     const { host, output } = firstRunMonitoring(start.firstRunHome ?? os.homedir(), account.hostname);
     await settings.update((draft) => {
       draft.hosts.push(host);
       draft.outputs.push(output);
     });
-    firstRunChange = { hostName: host.name, folders: host.includePaths };
-    log.info('first run: monitoring the local host', { host: host.name, folders: host.includePaths.join(', ') });
+    firstRunChange = { hostId: host.id, hostName: host.name, folders: host.includePaths };
+    if (host.includePaths.length > 0) {
+      log.info('first run: monitoring the local host', { host: host.name, folders: host.includePaths.join(', ') });
+    } else {
+      log.warn(
+        'first run: no folder is watched, so no file activity is recorded: the account running the agent has ' +
+          `no Desktop, Documents, Downloads, Pictures, Music or Videos folder. ${ADD_FOLDER_HINT}`,
+        { host: host.name, home: start.firstRunHome ?? os.homedir() },
+      );
+    }
   }
 
   const status = new StatusRegistry();
@@ -121,6 +129,7 @@ export async function startActivityPipeline(start: ActivityStartOptions): Promis
       action: 'Added',
       objectType: 'Host',
       what: firstRunChange.hostName,
+      id: firstRunChange.hostId,
       details: [{ PropertyName: 'includePaths', After: firstRunChange.folders.join('; ') }],
     });
   }

@@ -19,8 +19,14 @@ export interface ConfigChange {
   action: 'Added' | 'Modified' | 'Removed';
   /** What kind of thing changed: `Client application`, `Audit user`, `Host`, `Output`, `Settings`, ... */
   objectType: string;
-  /** Which one: its name or id. */
+  /** Which one, as people know it: its name (or, for what has no name, a description). */
   what: string;
+  /**
+   * The changed resource's id, which survives renames: written as the detail `Id` so a SIEM can
+   * follow one resource across changes (DESIGN.md §6). Settings and monitoring, which have no
+   * id of their own, use the agent's id.
+   */
+  id: string;
   details?: ChangeDetail[];
 }
 
@@ -72,6 +78,13 @@ export class PipelineChangeRecorder implements ChangeRecorder {
   }
 }
 
+/** `Id`: After for an addition, Before for a removal, both for a change. */
+function idDetail(change: ConfigChange): ChangeDetail {
+  if (change.action === 'Added') return { PropertyName: 'Id', After: change.id };
+  if (change.action === 'Removed') return { PropertyName: 'Id', Before: change.id };
+  return { PropertyName: 'Id', Before: change.id, After: change.id };
+}
+
 export function configChangeToItem(change: ConfigChange, hostname: string, timeMs: number): PipelineItem {
   const record: NewActivityRecord = {
     Who: change.actor,
@@ -83,6 +96,6 @@ export function configChangeToItem(change: ConfigChange, hostname: string, timeM
     DataSource: DataSources.agent,
     Workstation: hostname,
   };
-  if (change.details && change.details.length > 0) record.DetailList = change.details.map((d) => ({ ...d }));
+  record.DetailList = [idDetail(change), ...(change.details ?? []).map((d) => ({ ...d }))];
   return { record, timeMs };
 }

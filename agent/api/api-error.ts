@@ -9,6 +9,8 @@ export interface ApiErrorBody {
   error: string;
   error_description: string;
   field?: string;
+  /** A 409 `conflict`: the id of the resource that already holds the unique value. */
+  holderId?: string;
 }
 
 export class ApiError extends Error {
@@ -16,7 +18,7 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     readonly description: string,
-    readonly options: { field?: string; headers?: Record<string, string> } = {},
+    readonly options: { field?: string; holderId?: string; headers?: Record<string, string> } = {},
   ) {
     super(description);
     this.name = 'ApiError';
@@ -25,6 +27,7 @@ export class ApiError extends Error {
   get body(): ApiErrorBody {
     const body: ApiErrorBody = { error: this.code, error_description: this.description };
     if (this.options.field !== undefined) body.field = this.options.field;
+    if (this.options.holderId !== undefined) body.holderId = this.options.holderId;
     return body;
   }
 }

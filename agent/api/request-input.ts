@@ -3,14 +3,14 @@
  * byte limit while they stream (413 past it); JSON bodies are read and checked by
  * agent/http/json-body.ts, as the console's are (security.md §3.4); a PATCH body is a JSON Merge Patch (RFC 7396,
  * `application/merge-patch+json`; `application/json` is accepted too). Validation failures
- * become 400 `invalid_request` naming the field; service failures (ResourceError) become
+ * become 400 `invalid_request` naming the field; service failures (ServiceError) become
  * 400 / 404 / 409 with the field in the API's names.
  */
 import type Koa from 'koa';
 import type { JsonObject } from '../../shared/merge-patch.js';
 import { JSON_BODY_LIMIT, checkCharset, mediaType, parseJsonObject, readJsonObject } from '../http/json-body.js';
 import { readBodyText } from '../http/read-body.js';
-import { ResourceError } from '../resources/resource-error.js';
+import { ServiceError } from '../util/service-error.js';
 import { ApiError, invalidInput } from './api-error.js';
 
 export { JSON_BODY_LIMIT, parseJsonObject };
@@ -62,17 +62,22 @@ export function rejectReadOnly(body: JsonObject, readOnly: readonly string[]): v
   }
 }
 
-/** Runs a service call; its ResourceError becomes the API's error, the field renamed to the API's name. */
+/** Runs a service call; its ServiceError becomes the API's error, the field renamed to the API's name. */
 export async function viaService<T>(run: () => Promise<T>, rename: (field: string) => string = (f) => f): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    if (!(error instanceof ResourceError)) throw error;
+    if (!(error instanceof ServiceError)) throw error;
     const field = error.field === undefined ? undefined : rename(error.field);
     const options = field ? { field } : {};
     const description = field && error.kind === 'invalid' ? `${field}: ${error.message}` : error.message;
     if (error.kind === 'not_found') throw new ApiError(404, 'not_found', error.message);
-    if (error.kind === 'conflict') throw new ApiError(409, 'conflict', error.message, options);
+    if (error.kind === 'conflict') {
+      throw new ApiError(409, 'conflict', error.message, {
+        ...options,
+        ...(error.holderId !== undefined ? { holderId: error.holderId } : {}),
+      });
+    }
     throw new ApiError(400, 'invalid_request', description, options);
   }
 }

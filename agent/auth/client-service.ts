@@ -169,6 +169,7 @@ export class ClientService {
       action: 'Added',
       objectType: CLIENT_OBJECT_TYPE,
       what: name,
+      id,
       details: [
         { PropertyName: 'Client ID', After: id },
         { PropertyName: 'Permissions', After: permissions.join(', ') },
@@ -192,6 +193,7 @@ export class ClientService {
       action: 'Modified',
       objectType: CLIENT_OBJECT_TYPE,
       what: client.name,
+      id: client.id,
       details: [{ PropertyName: 'Permissions', Before: before.join(', '), After: permissions.join(', ') }],
     });
     return this.view(client);
@@ -219,6 +221,7 @@ export class ClientService {
       action: 'Modified',
       objectType: CLIENT_OBJECT_TYPE,
       what: client.name,
+      id: client.id,
       details: [
         { PropertyName: 'Secret expires', Before: before, After: secret.expiresAt },
         { PropertyName: 'Live tokens revoked', After: String(tokens) },
@@ -250,6 +253,7 @@ export class ClientService {
       action: 'Removed',
       objectType: CLIENT_OBJECT_TYPE,
       what: name,
+      id: clientId,
       details: [
         { PropertyName: 'Client ID', Before: clientId },
         { PropertyName: 'Permissions', Before: removed?.permissions.join(', ') ?? '' },

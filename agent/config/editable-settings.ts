@@ -136,6 +136,13 @@ export class EditableSettingsService {
     compare('console.port', String(before.console.port), String(after.console.port));
     compare('allowList', describeList(before.allowList), describeList(after.allowList));
     if (details.length === 0) return;
-    this.recorder.recordChange({ actor, action: 'Modified', objectType: 'Settings', what: 'Agent settings', details });
+    this.recorder.recordChange({
+      actor,
+      action: 'Modified',
+      objectType: 'Settings',
+      what: 'Agent settings',
+      details,
+      id: this.settings.current.agent.id ?? 'agent',
+    });
   }
 }

@@ -55,6 +55,7 @@ export const registeredAgentsSchema = z
           code: 'custom',
           path: [index, 'host'],
           message: `agent "${other}" is already registered at ${agent.host}:${agent.apiPort}`,
+          params: { holderId: other },
         });
       }
       endpoints.set(endpoint, agent.id);

@@ -253,6 +253,7 @@ export function checkMonitoringSection(settings: MonitoringSection, ctx: z.Refin
         code: 'custom',
         path: ['outputs', i, 'logFile', 'fileName'],
         message: `output "${other}" already writes ${base}_Log_*.${output.logFile.format.toLowerCase()}; give this output another logFile.fileName`,
+        params: { holderId: other },
       });
     }
     logFiles.set(key, output.id);

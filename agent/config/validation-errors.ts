@@ -8,6 +8,11 @@ export interface FieldProblem {
   /** Dotted path of the field, e.g. `agentApi.port` or `allowList[2]`; empty for the root. */
   field: string;
   message: string;
+  /**
+   * When a value that must be unique is taken: the id of the resource holding it. Schema checks
+   * set it as the issue's `params.holderId`.
+   */
+  holderId?: string;
 }
 
 export function fieldPath(path: readonly PropertyKey[]): string {
@@ -27,7 +32,13 @@ export function fieldProblems(error: z.ZodError): FieldProblem[] {
         problems.push({ field: fieldPath([...issue.path, key]), message: 'unknown field' });
       }
     } else {
-      problems.push({ field: fieldPath(issue.path), message: issue.message });
+      const holderId =
+        issue.code === 'custom' ? (issue.params as { holderId?: unknown } | undefined)?.holderId : undefined;
+      problems.push({
+        field: fieldPath(issue.path),
+        message: issue.message,
+        ...(typeof holderId === 'string' ? { holderId } : {}),
+      });
     }
   }
   return problems;

@@ -11,7 +11,7 @@ import { AuditUserError } from '../users/audit-user-service.js';
 import { LogFileMissingError, LogViewRequestError } from '../outputs/log-file-viewer.js';
 import { AuditError } from '../audit/audit-errors.js';
 import { AuditDatabaseError, PageCancelled } from '../store/audit-reader.js';
-import { ResourceError } from '../resources/resource-error.js';
+import { ServiceError } from '../util/service-error.js';
 import { isApiPath } from './console-guard.js';
 
 function toApiError(error: unknown): ApiError | null {
@@ -24,6 +24,9 @@ function toApiError(error: unknown): ApiError | null {
   }
   if (error instanceof SettingsValidationError) {
     const first = error.problems[0];
+    if (first?.holderId !== undefined) {
+      return new ApiError(409, 'conflict', first.message, { field: error.field, holderId: first.holderId });
+    }
     return new ApiError(400, 'invalid_request', first?.message ?? error.message, { field: error.field });
   }
   if (error instanceof AuditUserError) {
@@ -32,10 +35,13 @@ function toApiError(error: unknown): ApiError | null {
     if (error.kind === 'exists') return new ApiError(409, 'conflict', error.message, field);
     return new ApiError(400, 'invalid_request', error.message, field);
   }
-  if (error instanceof ResourceError) {
+  if (error instanceof ServiceError) {
     const field = error.field === undefined ? {} : { field: error.field };
     if (error.kind === 'not_found') return new ApiError(404, 'not_found', error.message, field);
-    if (error.kind === 'conflict') return new ApiError(409, 'conflict', error.message, field);
+    if (error.kind === 'conflict') {
+      const holder = error.holderId === undefined ? {} : { holderId: error.holderId };
+      return new ApiError(409, 'conflict', error.message, { ...field, ...holder });
+    }
     return new ApiError(400, 'invalid_request', error.message, field);
   }
   if (error instanceof LogFileMissingError) return new ApiError(404, 'not_found', error.message);

@@ -17,7 +17,7 @@ import { readJsonObject } from '../http/json-body.js';
 import { parseInput } from '../http/parse-input.js';
 import type { HostService } from '../resources/host-service.js';
 import type { OutputService } from '../resources/output-service.js';
-import { ResourceError } from '../resources/resource-error.js';
+import { ServiceError } from '../util/service-error.js';
 import type { StatusRegistry } from '../status/status-registry.js';
 import type { ConsoleRoutes } from './console-app.js';
 import { consoleAuth } from './console-guard.js';
@@ -76,10 +76,15 @@ async function viaService<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    if (!(error instanceof ResourceError)) throw error;
+    if (!(error instanceof ServiceError)) throw error;
     if (error.kind === 'not_found') throw new ApiError(404, 'not_found', error.message, { field: 'id' });
     const field = error.field?.startsWith('includePaths') ? 'path' : (error.field ?? 'id');
-    if (error.kind === 'conflict') throw new ApiError(409, 'conflict', error.message, { field });
+    if (error.kind === 'conflict') {
+      throw new ApiError(409, 'conflict', error.message, {
+        field,
+        ...(error.holderId !== undefined ? { holderId: error.holderId } : {}),
+      });
+    }
     throw invalid(field, `${field}: ${error.message}`);
   }
 }

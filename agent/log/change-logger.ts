@@ -13,6 +13,7 @@ export function loggingChangeRecorder(log: Logger): ChangeRecorder {
         action: change.action,
         objectType: change.objectType,
         what: change.what,
+        id: change.id,
       });
     },
   };

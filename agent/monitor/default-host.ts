@@ -41,6 +41,14 @@ export function defaultMonitoredFolders(home: string, platform: NodeJS.Platform 
   return [...candidates].filter((p) => fs.statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false).sort();
 }
 
+/**
+ * How to add a folder, for the log line and the host status when a host watches none (a first
+ * run on a machine without user folders, or every folder removed): nothing is recorded then.
+ */
+export const ADD_FOLDER_HINT =
+  'Add a folder to watch: in the console, "Add folder" under the host on the overview; or ' +
+  'PATCH /api/v1/hosts/{id} with {"includePaths": ["/path/to/folder"]}.';
+
 export interface FirstRunMonitoring {
   host: HostSettings;
   output: OutputSettings;

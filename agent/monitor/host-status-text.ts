@@ -3,6 +3,7 @@
  * host resource): what is monitored, or which folders are not fully monitored and why.
  */
 import type { StatusType } from '../status/status-registry.js';
+import { ADD_FOLDER_HINT } from './default-host.js';
 
 export interface FolderProblems {
   include: readonly string[];
@@ -27,7 +28,7 @@ const plural = (n: number, word: string): string => `${n} ${n === 1 ? word : `${
 export function hostStatusText(state: FolderProblems): HostStatusText {
   const { include } = state;
   if (include.length === 0) {
-    return { type: 'Warning', summary: 'No folder to monitor', details: 'Add folders to the host include paths.' };
+    return { type: 'Warning', summary: 'No folder is watched: nothing is recorded', details: ADD_FOLDER_HINT };
   }
   const every = `every ${state.retryMs / 1000} s`;
   const problems: string[] = [];

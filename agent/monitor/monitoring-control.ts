@@ -76,6 +76,7 @@ export class MonitoringControl {
         action: 'Modified',
         objectType: 'Monitoring',
         what: 'File monitoring',
+        id: this.deps.settings().agent.id ?? 'agent',
         details: [
           { PropertyName: 'State', Before: before ? 'Paused' : 'Running', After: paused ? 'Paused' : 'Running' },
         ],

@@ -11,7 +11,7 @@ import type { RegisteredAgentSettings } from '../config/fleet-schema.js';
 import type { SettingsStore } from '../config/settings-store.js';
 import { AllowList } from '../net/allow-list.js';
 import { changeDetails } from './change-details.js';
-import { invalidField, ResourceError } from './resource-error.js';
+import { invalidField, ServiceError } from '../util/service-error.js';
 import { placed, withResourceProblems, type Placement } from './settings-problems.js';
 
 export const AGENT_OBJECT_TYPE = 'Agent';
@@ -46,8 +46,8 @@ export interface AgentServiceDeps {
   now?: () => Date;
 }
 
-function notFound(id: string): ResourceError {
-  return new ResourceError('not_found', `there is no agent with id "${id}"`, 'id');
+function notFound(id: string): ServiceError {
+  return new ServiceError('not_found', `there is no agent with id "${id}"`, 'id');
 }
 
 function newAgentId(): string {
@@ -98,6 +98,7 @@ export class AgentService {
       action: 'Added',
       objectType: AGENT_OBJECT_TYPE,
       what: `${agent.host}:${agent.apiPort}`,
+      id: agent.id,
       details: changeDetails(null, fields(agent)),
     });
     return agent;
@@ -109,7 +110,7 @@ export class AgentService {
     actor: string,
   ): Promise<RegisteredAgentSettings> {
     if (id === this.deps.settings.current.agent.id) {
-      throw new ResourceError('conflict', 'this is the local agent: change it with updateLocal', 'id');
+      throw new ServiceError('conflict', 'this is the local agent: change it with updateLocal', 'id');
     }
     let before: RegisteredAgentSettings | undefined;
     const placements: Placement[] = [];
@@ -136,6 +137,7 @@ export class AgentService {
         action: 'Modified',
         objectType: AGENT_OBJECT_TYPE,
         what: `${agent.host}:${agent.apiPort}`,
+        id: agent.id,
         details,
       });
     }
@@ -145,7 +147,7 @@ export class AgentService {
   /** Forgets a registered agent (it keeps running; nothing is uninstalled). The local agent cannot be removed. */
   async remove(id: string, actor: string): Promise<void> {
     if (id === this.deps.settings.current.agent.id) {
-      throw new ResourceError('conflict', 'the agent hosting the API cannot be deleted', 'id');
+      throw new ServiceError('conflict', 'the agent hosting the API cannot be deleted', 'id');
     }
     let removed: RegisteredAgentSettings | undefined;
     await this.deps.settings.update((draft) => {
@@ -158,6 +160,7 @@ export class AgentService {
       action: 'Removed',
       objectType: AGENT_OBJECT_TYPE,
       what: `${removed!.host}:${removed!.apiPort}`,
+      id: removed!.id,
       details: changeDetails(fields(removed!), null),
     });
   }
@@ -213,6 +216,7 @@ export class AgentService {
         action: 'Modified',
         objectType: AGENT_OBJECT_TYPE,
         what: this.localId,
+        id: this.localId,
         details,
       });
     }

@@ -9,7 +9,7 @@ import type { DomainSettings } from '../config/directory-schema.js';
 import type { SettingsStore } from '../config/settings-store.js';
 import type { DomainPasswords } from '../config/domain-passwords.js';
 import { changeDetails } from './change-details.js';
-import { invalidField, ResourceError } from './resource-error.js';
+import { ServiceError, takenBy } from '../util/service-error.js';
 import { placed, withResourceProblems, type Placement } from './settings-problems.js';
 
 export const DOMAIN_OBJECT_TYPE = 'Domain';
@@ -35,8 +35,8 @@ function withoutId(domain: DomainSettings): DomainState {
   return copy as DomainState;
 }
 
-function notFound(id: string): ResourceError {
-  return new ResourceError('not_found', `there is no domain with id "${id}"`, 'id');
+function notFound(id: string): ServiceError {
+  return new ServiceError('not_found', `there is no domain with id "${id}"`, 'id');
 }
 
 /** `corp.example.com` → `CORP` (NetBIOS names are at most 15 characters). */
@@ -93,14 +93,14 @@ export class DomainService {
         this.deps.settings.update((draft) => {
           const taken = new Set(draft.domains.map((d) => d.id));
           if (fields.id !== undefined && taken.has(fields.id)) {
-            throw invalidField('id', `another domain already has id "${fields.id}"`);
+            throw takenBy('id', `another domain already has id "${fields.id}"`, fields.id);
           }
-          if (
-            typeof fields.name === 'string' &&
-            draft.domains.some((d) => d.name.toLowerCase() === fields.name.trim().toLowerCase())
-          ) {
-            throw invalidField('name', `the domain "${fields.name}" is already known`);
-          }
+          const sameName =
+            typeof fields.name === 'string'
+              ? draft.domains.find((d) => d.name.toLowerCase() === fields.name.trim().toLowerCase())
+              : undefined;
+          if (sameName)
+            throw takenBy('name', `the domain "${fields.name}" is already known (id ${sameName.id})`, sameName.id);
           id = fields.id ?? domainIdFromName(typeof fields.name === 'string' ? fields.name : '', taken);
           placements.push(placed('domains', draft.domains.length));
           draft.domains.push({ ...withoutPassword(fields), id } as DomainSettings);
@@ -114,6 +114,7 @@ export class DomainService {
       action: 'Added',
       objectType: DOMAIN_OBJECT_TYPE,
       what: domain.name,
+      id: domain.id,
       details: changeDetails(null, withPassword(withoutId(domain), fields.password ?? null), { secrets: SECRETS }),
     });
     return domain;
@@ -155,6 +156,7 @@ export class DomainService {
         action: 'Modified',
         objectType: DOMAIN_OBJECT_TYPE,
         what: domain.name,
+        id: domain.id,
         details,
       });
     }
@@ -180,6 +182,7 @@ export class DomainService {
       action: 'Removed',
       objectType: DOMAIN_OBJECT_TYPE,
       what: removed!.name,
+      id: removed!.id,
       details: changeDetails(withoutId(removed!), null, { secrets: SECRETS }),
     });
   }

@@ -13,7 +13,7 @@ import type { SettingsStore } from '../config/settings-store.js';
 import { changeDetails } from './change-details.js';
 import { checkHostType } from './host-type.js';
 import { checkOutputType, describeOutput, OUTPUT_OBJECT_TYPE, type OutputFields } from './output-service.js';
-import { invalidField, ResourceError } from './resource-error.js';
+import { ServiceError, takenBy } from '../util/service-error.js';
 import { placed, withResourceProblems, type Placement } from './settings-problems.js';
 
 export const HOST_OBJECT_TYPE = 'Host';
@@ -35,8 +35,8 @@ function withoutId<T extends { id: string }>(item: T): Omit<T, 'id'> {
   return copy as Omit<T, 'id'>;
 }
 
-function notFound(id: string): ResourceError {
-  return new ResourceError('not_found', `there is no host with id "${id}"`, 'id');
+function notFound(id: string): ServiceError {
+  return new ServiceError('not_found', `there is no host with id "${id}"`, 'id');
 }
 
 export class HostService {
@@ -76,6 +76,7 @@ export class HostService {
           });
         }),
       placements,
+      outputIds,
     );
     const host = next.hosts.find((h) => h.id === id)!;
     const created = outputIds.map((oid) => next.outputs.find((o) => o.id === oid)!);
@@ -84,6 +85,7 @@ export class HostService {
       action: 'Added',
       objectType: HOST_OBJECT_TYPE,
       what: host.name,
+      id: host.id,
       details: changeDetails(null, withoutId(host)),
     });
     for (const output of created) {
@@ -92,6 +94,7 @@ export class HostService {
         action: 'Added',
         objectType: OUTPUT_OBJECT_TYPE,
         what: describeOutput(output, host.name),
+        id: output.id,
         details: changeDetails(null, output, { skip: ['id', 'hostId'] }),
       });
     }
@@ -101,7 +104,7 @@ export class HostService {
   /**
    * Changes a host: `change` gets its current settings (without id) and returns the new ones.
    * It runs on the latest settings, inside the store's queue, so concurrent changes of other
-   * fields are not lost. Throws ResourceError (not_found, invalid naming the field).
+   * fields are not lost. Throws ServiceError (not_found, invalid naming the field).
    */
   async update(id: string, change: (current: HostState) => HostFields, actor: string): Promise<HostSettings> {
     let before: HostSettings | undefined;
@@ -128,6 +131,7 @@ export class HostService {
         action: 'Modified',
         objectType: HOST_OBJECT_TYPE,
         what: host.name,
+        id: host.id,
         details,
       });
     }
@@ -171,6 +175,7 @@ export class HostService {
         action: 'Removed',
         objectType: OUTPUT_OBJECT_TYPE,
         what: describeOutput(output, host.name),
+        id: output.id,
         details: changeDetails(output, null, { skip: ['id', 'hostId'] }),
       });
     }
@@ -179,6 +184,7 @@ export class HostService {
       action: 'Removed',
       objectType: HOST_OBJECT_TYPE,
       what: host.name,
+      id: host.id,
       details: changeDetails(withoutId(host), null),
     });
   }
@@ -188,6 +194,6 @@ export class HostService {
     if (typeof name !== 'string') return; // the schema reports it
     const key = name.trim().toLowerCase();
     const other = hosts.find((h) => h.id !== self && h.name.toLowerCase() === key);
-    if (other) throw invalidField('name', `a host named "${other.name}" already exists (id ${other.id})`);
+    if (other) throw takenBy('name', `a host named "${other.name}" already exists (id ${other.id})`, other.id);
   }
 }

@@ -4,7 +4,7 @@
  * SharePoint, SqlServer...) is refused with a message saying why.
  */
 import { localHostType, type HostType } from '../config/monitoring-schema.js';
-import { invalidField } from './resource-error.js';
+import { invalidField } from '../util/service-error.js';
 
 export function checkHostType(type: unknown, field = 'type', platform: NodeJS.Platform = process.platform): HostType {
   const local = localHostType(platform);

@@ -16,7 +16,7 @@ import {
 import type { Settings } from '../config/settings-schema.js';
 import type { SettingsStore } from '../config/settings-store.js';
 import { changeDetails } from './change-details.js';
-import { invalidField, ResourceError } from './resource-error.js';
+import { invalidField, ServiceError } from '../util/service-error.js';
 import { placed, withResourceProblems, type Placement } from './settings-problems.js';
 
 export const OUTPUT_OBJECT_TYPE = 'Output';
@@ -49,8 +49,8 @@ function state(output: AnyOutput): OutputState {
   return copy as OutputState;
 }
 
-function notFound(id: string): ResourceError {
-  return new ResourceError('not_found', `there is no output with id "${id}"`, 'id');
+function notFound(id: string): ServiceError {
+  return new ServiceError('not_found', `there is no output with id "${id}"`, 'id');
 }
 
 function ownerName(settings: Readonly<Settings>, output: AnyOutput): string {
@@ -95,13 +95,13 @@ export class OutputService {
           const type = checkOutputType(fields.type);
           if (owner.hostId !== undefined) {
             if (!draft.hosts.some((h) => h.id === owner.hostId)) {
-              throw new ResourceError('not_found', `there is no host with id "${owner.hostId}"`, 'hostId');
+              throw new ServiceError('not_found', `there is no host with id "${owner.hostId}"`, 'hostId');
             }
             placements.push(placed('outputs', draft.outputs.length));
             draft.outputs.push({ ...fields, type, id, hostId: owner.hostId } as OutputSettings);
           } else {
             if (!draft.domains.some((d) => d.id === owner.domainId)) {
-              throw new ResourceError('not_found', `there is no domain with id "${owner.domainId}"`, 'domainId');
+              throw new ServiceError('not_found', `there is no domain with id "${owner.domainId}"`, 'domainId');
             }
             placements.push(placed('domainOutputs', draft.domainOutputs.length));
             draft.domainOutputs.push({ ...fields, type, id, domainId: owner.domainId } as DomainOutputSettings);
@@ -115,6 +115,7 @@ export class OutputService {
       action: 'Added',
       objectType: OUTPUT_OBJECT_TYPE,
       what: describeOutput(output, ownerName(next, output)),
+      id: output.id,
       details: changeDetails(null, state(output)),
     });
     return output;
@@ -156,6 +157,7 @@ export class OutputService {
         action: 'Modified',
         objectType: OUTPUT_OBJECT_TYPE,
         what: describeOutput(output, ownerName(next, output)),
+        id: output.id,
         details,
       });
     }
@@ -181,6 +183,7 @@ export class OutputService {
       action: 'Removed',
       objectType: OUTPUT_OBJECT_TYPE,
       what: describeOutput(removed!.output, removed!.owner),
+      id: removed!.output.id,
       details: changeDetails(state(removed!.output), null),
     });
   }

@@ -6,7 +6,7 @@
  * already past a limit still loads; only changes that grow it further are refused.
  */
 import type { PolicySettings } from '../config/directory-schema.js';
-import { ResourceError } from './resource-error.js';
+import { ServiceError } from '../util/service-error.js';
 
 /** Policies of all domains together. */
 export const MAX_POLICIES = 100;
@@ -17,17 +17,17 @@ function totalXml(policies: readonly PolicySettings[]): number {
   return policies.reduce((sum, policy) => sum + policy.xml.length, 0);
 }
 
-/** Throws ResourceError('invalid') naming the limit when `after` grows past one of the limits. */
+/** Throws ServiceError('invalid') naming the limit when `after` grows past one of the limits. */
 export function checkPolicyLimits(before: readonly PolicySettings[], after: readonly PolicySettings[]): void {
   if (after.length > MAX_POLICIES && after.length > before.length) {
-    throw new ResourceError(
+    throw new ServiceError(
       'invalid',
       `this agent keeps at most ${MAX_POLICIES} policies (all domains together); delete one before adding another`,
     );
   }
   const total = totalXml(after);
   if (total > MAX_TOTAL_POLICY_XML && total > totalXml(before)) {
-    throw new ResourceError(
+    throw new ServiceError(
       'invalid',
       `the policies of this agent may hold at most ${MAX_TOTAL_POLICY_XML} characters of XML together (1 MiB); ` +
         `this change would bring them to ${total}`,

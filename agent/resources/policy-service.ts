@@ -11,7 +11,7 @@ import type { SettingsStore } from '../config/settings-store.js';
 import { changeDetails } from './change-details.js';
 import { checkPolicyLimits } from './policy-limits.js';
 import { parsePolicyXml, policyFieldsFromXml } from './policy-xml.js';
-import { invalidField, ResourceError } from './resource-error.js';
+import { invalidField, ServiceError } from '../util/service-error.js';
 import { placed, withResourceProblems, type Placement } from './settings-problems.js';
 
 export const POLICY_OBJECT_TYPE = 'Policy';
@@ -86,7 +86,7 @@ export class PolicyService {
       () =>
         this.deps.settings.update((draft) => {
           if (!draft.domains.some((d) => d.id === domainId)) {
-            throw new ResourceError('not_found', `there is no domain with id "${domainId}"`, 'domainId');
+            throw new ServiceError('not_found', `there is no domain with id "${domainId}"`, 'domainId');
           }
           placements.push(placed('policies', draft.policies.length));
           draft.policies.push({
@@ -110,6 +110,7 @@ export class PolicyService {
       action: 'Added',
       objectType: POLICY_OBJECT_TYPE,
       what: policy.name,
+      id: policy.id,
       details: changeDetails(null, state(policy)),
     });
     return policy;
@@ -127,7 +128,7 @@ export class PolicyService {
       () =>
         this.deps.settings.update((draft) => {
           const index = draft.policies.findIndex((p) => p.domainId === domainId && p.id === id);
-          if (index < 0) throw new ResourceError('not_found', `there is no policy with id "${id}"`, 'id');
+          if (index < 0) throw new ServiceError('not_found', `there is no policy with id "${id}"`, 'id');
           before = draft.policies[index]!;
           const fields = change(state(before));
           if (fields.xml !== before.xml && typeof fields.xml === 'string') parsePolicyXml(fields.xml);
@@ -151,6 +152,7 @@ export class PolicyService {
         action: 'Modified',
         objectType: POLICY_OBJECT_TYPE,
         what: policy.name,
+        id: policy.id,
         details,
       });
     }
@@ -165,7 +167,7 @@ export class PolicyService {
     let removed: PolicySettings | undefined;
     await this.deps.settings.update((draft) => {
       removed = draft.policies.find((p) => p.domainId === domainId && p.id === id);
-      if (!removed) throw new ResourceError('not_found', `there is no policy with id "${id}"`, 'id');
+      if (!removed) throw new ServiceError('not_found', `there is no policy with id "${id}"`, 'id');
       draft.policies = draft.policies.filter((p) => p !== removed);
     });
     this.deps.recorder.recordChange({
@@ -173,6 +175,7 @@ export class PolicyService {
       action: 'Removed',
       objectType: POLICY_OBJECT_TYPE,
       what: removed!.name,
+      id: removed!.id,
       details: changeDetails(state(removed!), null),
     });
   }

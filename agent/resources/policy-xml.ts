@@ -14,7 +14,7 @@ import { AuditError } from '../audit/audit-errors.js';
 import { parseXmlDocument, type XmlElement } from '../audit/xml-document.js';
 import type { XmlLimits } from '../audit/xml-limits.js';
 import { POLICY_XML_MAX } from '../config/directory-schema.js';
-import { invalidField } from './resource-error.js';
+import { invalidField } from '../util/service-error.js';
 
 /**
  * Depth: fast-xml-parser's own default. Elements: a 256 KiB policy of real settings holds a few

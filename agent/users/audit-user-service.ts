@@ -210,6 +210,7 @@ export class AuditUserService {
       action: 'Added',
       objectType: 'Audit user',
       what: name,
+      id: name,
       details: [{ PropertyName: 'Roles', After: roles.join(', ') }],
     });
     return view(user);
@@ -234,7 +235,13 @@ export class AuditUserService {
       [removed] = draft.auditUsers.splice(index, 1);
     });
     this.cache.delete(name.toLowerCase());
-    this.options.recorder?.recordChange({ actor, action: 'Removed', objectType: 'Audit user', what: removed!.name });
+    this.options.recorder?.recordChange({
+      actor,
+      action: 'Removed',
+      objectType: 'Audit user',
+      what: removed!.name,
+      id: removed!.name,
+    });
   }
 
   async setPassword(name: string, password: string, actor = 'cli'): Promise<AuditUserView> {
@@ -253,6 +260,7 @@ export class AuditUserService {
       action: 'Modified',
       objectType: 'Audit user',
       what: user.name,
+      id: user.name,
       details: [{ PropertyName: 'Password', After: '(changed)' }],
     });
     return view(user);
@@ -270,6 +278,7 @@ export class AuditUserService {
       action: 'Modified',
       objectType: 'Audit user',
       what: user.name,
+      id: user.name,
       details: [{ PropertyName: 'Roles', Before: before.join(', '), After: checked.join(', ') }],
     });
     return view(user);

@@ -170,11 +170,11 @@ describe('registering other agents', () => {
     expect(response.json).toMatchObject({ error: 'invalid_request', field });
   });
 
-  it('refuses the same address and port twice', async () => {
-    await register({ host: 'twice.example.test', apiServerPort: 4494 });
+  it('refuses the same address and port twice: 409 conflict naming the field and the agent registered there', async () => {
+    const first = await register({ host: 'twice.example.test', apiServerPort: 4494 });
     const again = await call(agent, MA, 'POST', '/api/v1/agents', { body: { host: 'TWICE.example.test' } });
-    expect(again.status).toBe(400);
-    expect(again.json).toMatchObject({ field: 'host' });
+    expect(again.status).toBe(409);
+    expect(again.json).toMatchObject({ error: 'conflict', field: 'host', holderId: first['id'] });
     expect(again.json!['error_description']).toMatch(/already registered/);
   });
 

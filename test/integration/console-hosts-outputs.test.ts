@@ -79,9 +79,10 @@ describe('PUT /api/hosts/{id}', () => {
     expect(actions(agent.store.db).filter((a) => a.includes('while-disabled'))).toEqual([]);
 
     const changes = await selfAudit('Host');
+    const hostIdDetail = { PropertyName: 'Id', Before: hostId, After: hostId };
     expect(changes.slice(-2).map((c) => [c.who, c.details])).toEqual([
-      ['console', [{ PropertyName: 'enabled', Before: 'true', After: 'false' }]],
-      ['console', [{ PropertyName: 'enabled', Before: 'false', After: 'true' }]],
+      ['console', [hostIdDetail, { PropertyName: 'enabled', Before: 'true', After: 'false' }]],
+      ['console', [hostIdDetail, { PropertyName: 'enabled', Before: 'false', After: 'true' }]],
     ]);
   });
 
@@ -207,9 +208,10 @@ describe('PUT /api/outputs/{id}', () => {
     );
 
     const changes = await selfAudit('Output');
+    const outputIdDetail = { PropertyName: 'Id', Before: outputId, After: outputId };
     expect(changes.slice(-2).map((c) => [c.who, c.details])).toEqual([
-      ['console', [{ PropertyName: 'enabled', Before: 'true', After: 'false' }]],
-      ['console', [{ PropertyName: 'enabled', Before: 'false', After: 'true' }]],
+      ['console', [outputIdDetail, { PropertyName: 'enabled', Before: 'true', After: 'false' }]],
+      ['console', [outputIdDetail, { PropertyName: 'enabled', Before: 'false', After: 'true' }]],
     ]);
   });
 

@@ -85,7 +85,10 @@ describe('pause and resume', () => {
 
     await agent.activity.changeRecorder.flush();
     const switches = records(agent.store.db, 'Vigil Agent').filter((r) => r.object_type === 'Monitoring');
-    expect(switches.map((r) => [r.who, JSON.parse(r.details!)[0].After])).toEqual([
+    const state = (details: string): unknown =>
+      (JSON.parse(details) as Array<{ PropertyName: string; After?: string }>).find((d) => d.PropertyName === 'State')
+        ?.After;
+    expect(switches.map((r) => [r.who, state(r.details!)])).toEqual([
       ['console', 'Paused'],
       ['console', 'Running'],
     ]);

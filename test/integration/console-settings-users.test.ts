@@ -53,6 +53,7 @@ describe('settings', () => {
       action: 'Modified',
       objectType: 'Settings',
       what: 'Agent settings',
+      id: agent.agentId,
       details: [{ PropertyName: 'allowList', Before: '127.0.0.1, ::1', After: '127.0.0.1, 10.0.0.0/8' }],
     });
   });

@@ -84,14 +84,19 @@ describe('creating a host', () => {
   });
 
   it('takes the outputs given, or none with []', async () => {
-    const host = await createHost({
-      host: 'two-outputs',
-      type: TYPE,
-      outputs: [
-        { type: 'LogFile', logFile: { format: 'Json', daysToRetain: 30 } },
-        { type: 'Syslog', syslog: { server: '127.0.0.1:5514', protocol: 'UDP' }, isEnabled: false },
-      ],
+    // A Syslog output needs Access activity data besides Modify host (docs/permissions.md).
+    const response = await call(agent, [...MH, 'accessActivityData'], 'POST', hostsPath, {
+      body: {
+        host: 'two-outputs',
+        type: TYPE,
+        outputs: [
+          { type: 'LogFile', logFile: { format: 'Json', daysToRetain: 30 } },
+          { type: 'Syslog', syslog: { server: '127.0.0.1:5514', protocol: 'UDP' }, isEnabled: false },
+        ],
+      },
     });
+    expect(response.status, response.text).toBe(201);
+    const host = response.json!;
     expect((host['outputs'] as unknown[]).map((o) => (o as { type: string }).type)).toEqual(['LogFile', 'Syslog']);
     const none = await createHost({ host: 'no-outputs', type: TYPE, outputs: [] });
     expect(none['outputs']).toEqual([]);
@@ -125,13 +130,28 @@ describe('creating a host', () => {
     expect(agent.settings.current.hosts).toHaveLength(before);
   });
 
-  it('refuses a second host of the same name, whatever the case', async () => {
-    await createHost({ host: 'Unique-Name', type: TYPE, outputs: [] });
-    expectInvalid(
-      await call(agent, MH, 'POST', hostsPath, { body: { host: 'unique-name', type: TYPE } }),
-      'host',
-      /already exists/,
-    );
+  // A client that meets a taken name can go straight to the resource holding it (DESIGN.md §4).
+  it('refuses a second host of the same name, whatever the case: 409 conflict naming the field and the holder', async () => {
+    const holder = await createHost({ host: 'Unique-Name', type: TYPE, outputs: [] });
+    const response = await call(agent, MH, 'POST', hostsPath, { body: { host: 'unique-name', type: TYPE } });
+    expect(response.status, response.text).toBe(409);
+    expect(response.json).toMatchObject({ error: 'conflict', field: 'host', holderId: holder['id'] });
+    expect(response.json!['error_description']).toMatch(/already exists/);
+  });
+
+  it("refuses an output whose log file prefix another output writes: 409 naming the field and that output's id", async () => {
+    const holder = await createHost({ host: 'prefix-holder', type: TYPE, outputs: [{ type: 'LogFile' }] });
+    const holderOutput = (holder['outputs'] as Array<Record<string, unknown>>)[0]!;
+    const other = await createHost({ host: 'prefix-taker', type: TYPE, outputs: [] });
+    const response = await call(agent, MH, 'POST', `/api/v1/hosts/${other['id'] as string}/outputs`, {
+      body: { type: 'LogFile', logFile: { fileName: 'prefix-holder' } },
+    });
+    expect(response.status, response.text).toBe(409);
+    expect(response.json).toMatchObject({
+      error: 'conflict',
+      field: 'logFile.fileName',
+      holderId: holderOutput['id'],
+    });
   });
 
   it('refuses bodies that are not a JSON object, or too large, or of another type', async () => {
@@ -202,11 +222,14 @@ describe('changing a host with a merge patch', () => {
       [{ status: { type: 'OK' } }, 'status', /read-only/],
       [{ outputs: [] }, 'outputs', /read-only/],
       [{ nickname: 'x' }, 'nickname', /unknown field/],
-      [{ host: 'Patched' }, 'host', /already exists/],
     ];
     for (const [body, field, message] of cases) {
       expectInvalid(await call(agent, MH, 'PATCH', url, { body }), field, message);
     }
+    const renamed = await call(agent, MH, 'PATCH', url, { body: { host: 'Patched' } });
+    expect(renamed.status, renamed.text).toBe(409);
+    expect(renamed.json).toMatchObject({ error: 'conflict', field: 'host' });
+    expect(renamed.json!['error_description']).toMatch(/already exists/);
     expect(agent.settings.current.hosts.find((h) => h.id === host['id'])?.name).toBe('guarded');
     const form = await call(agent, MH, 'PATCH', url, {
       raw: 'comment=x',
@@ -309,6 +332,7 @@ describe('self-audit and restart', () => {
     expect(records[0]!.Who).toMatch(/^client:resources modifyHost \d+$/);
     expect(records[0]!.ObjectType).toBe('Host');
     expect(records[1]!.DetailList).toEqual([
+      { PropertyName: 'Id', Before: host['id'], After: host['id'] },
       { PropertyName: 'includePaths', Before: '/srv/x', After: '/srv/x; /srv/y' },
       { PropertyName: 'comment', Before: '', After: 'kept' },
     ]);

@@ -50,17 +50,23 @@ beforeAll(async () => {
   });
 
   const watched = makeTempDir('vigil-watch-');
-  const created = await call(agent, ['modifyHost'], 'POST', `/api/v1/agents/${agent.agentId}/hosts`, {
-    body: {
-      host: 'download-host',
-      type: localHostType(),
-      includePaths: [watched],
-      outputs: [
-        { type: 'LogFile', logFile: { fileName: 'dl', zipClosedFiles: false, daysToRetain: 3650 } },
-        { type: 'Syslog', syslog: { server: '127.0.0.1:5514' } },
-      ],
+  const created = await call(
+    agent,
+    ['modifyHost', 'accessActivityData'],
+    'POST',
+    `/api/v1/agents/${agent.agentId}/hosts`,
+    {
+      body: {
+        host: 'download-host',
+        type: localHostType(),
+        includePaths: [watched],
+        outputs: [
+          { type: 'LogFile', logFile: { fileName: 'dl', zipClosedFiles: false, daysToRetain: 3650 } },
+          { type: 'Syslog', syslog: { server: '127.0.0.1:5514' } },
+        ],
+      },
     },
-  });
+  );
   expect(created.status, created.text).toBe(201);
   outputId = (created.json!['outputs'] as Array<{ id: string }>)[0]!.id;
   const hostId = created.json!['id'] as string;

@@ -131,7 +131,8 @@ describe('host outputs', () => {
     const missing = await call(agent, MH, 'PATCH', url, { body: { type: 'Syslog' } });
     expect(missing.status).toBe(400);
     expect(missing.json).toMatchObject({ field: 'syslog' });
-    const done = await call(agent, MH, 'PATCH', url, {
+    // Choosing a Syslog destination needs Access activity data too (docs/permissions.md).
+    const done = await call(agent, [...MH, 'accessActivityData'], 'PATCH', url, {
       body: { type: 'Syslog', syslog: { server: '[::1]:6514', protocol: 'TCP', separator: 'Lf' }, logFile: null },
     });
     expect(done.status, done.text).toBe(200);

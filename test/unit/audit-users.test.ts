@@ -65,6 +65,7 @@ describe('AuditUserService', () => {
         action: 'Added',
         objectType: 'Audit user',
         what: 'ENTERPRISE\\NetwrixUser',
+        id: 'ENTERPRISE\\NetwrixUser',
         details: [{ PropertyName: 'Roles', After: 'reader, contributor' }],
       },
     ]);

@@ -4,7 +4,7 @@ import { changeDetails } from '../../agent/resources/change-details.js';
 import { domainIdFromName } from '../../agent/resources/domain-service.js';
 import { checkHostType } from '../../agent/resources/host-type.js';
 import { parsePolicyXml, policyFieldsFromXml } from '../../agent/resources/policy-xml.js';
-import { ResourceError } from '../../agent/resources/resource-error.js';
+import { ServiceError } from '../../agent/util/service-error.js';
 import { callerField, placed } from '../../agent/resources/settings-problems.js';
 
 describe('callerField', () => {
@@ -66,9 +66,9 @@ describe('policy XML', () => {
     } catch (caught) {
       error = caught;
     }
-    expect(error).toBeInstanceOf(ResourceError);
-    expect((error as ResourceError).field).toBe('xml');
-    expect((error as ResourceError).message).toMatch(message);
+    expect(error).toBeInstanceOf(ServiceError);
+    expect((error as ServiceError).field).toBe('xml');
+    expect((error as ServiceError).message).toMatch(message);
   });
 });
 

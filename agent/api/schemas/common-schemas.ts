@@ -27,6 +27,10 @@ export const errorBodySchema = z
       .string()
       .optional()
       .meta({ description: 'The input field at fault, when there is one (`includePaths[2]`).' }),
+    holderId: z
+      .string()
+      .optional()
+      .meta({ description: 'A 409 conflict over a taken unique value: the id of the resource that holds it.' }),
   })
   .meta({ id: 'Error', description: 'The one error body of the agent API (RFC 6749 §5.2 shape, DESIGN.md §4).' });
 

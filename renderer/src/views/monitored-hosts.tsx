@@ -81,7 +81,12 @@ function AddFolder({ host, onChanged }: { host: HostView; onChanged: () => Promi
 function Folders({ host, onChanged }: { host: HostView; onChanged: () => Promise<void> }) {
   const change = useChange(onChanged);
   if (host.includePaths.length === 0) {
-    return <p>No folder is watched on this host.</p>;
+    return (
+      <p class="warning-box">
+        No folder is watched on this host, so no file activity is recorded. Add one below: type the full path of a
+        folder and choose Add folder.
+      </p>
+    );
   }
   return (
     <>

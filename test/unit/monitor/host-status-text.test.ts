@@ -15,10 +15,11 @@ describe('hostStatusText', () => {
     expect(hostStatusText({ ...base, include: [w('a'), w('b')] }).summary).toBe('Monitoring 2 folders');
   });
 
-  it('warns when there is no folder to monitor', () => {
+  it('warns when there is no folder to monitor, and says how to add one', () => {
     expect(hostStatusText({ ...base, include: [] })).toMatchObject({
       type: 'Warning',
-      summary: 'No folder to monitor',
+      summary: 'No folder is watched: nothing is recorded',
+      details: expect.stringContaining('Add a folder'),
     });
   });
 
