@@ -32,7 +32,23 @@ function httpsAgent(agent: TestAgent): https.Agent {
   return a;
 }
 
-export function apiRequest(agent: TestAgent, request: ApiRequest): Promise<ApiResponse> {
+export async function apiRequest(agent: TestAgent, request: ApiRequest): Promise<ApiResponse> {
+  try {
+    return await sendOnce(agent, request);
+  } catch (error) {
+    // A kept-alive socket the server closed for idleness (keepAliveTimeout) just as this request
+    // was written on it: the request never reached the agent, so it is sent again once, on a new
+    // socket. Node's http documentation gives this pattern (request.reusedSocket).
+    if ((error as ReusedSocketError).reusedSocket && (error as NodeJS.ErrnoException).code === 'ECONNRESET') {
+      return sendOnce(agent, request);
+    }
+    throw error;
+  }
+}
+
+type ReusedSocketError = Error & { reusedSocket?: boolean };
+
+function sendOnce(agent: TestAgent, request: ApiRequest): Promise<ApiResponse> {
   return new Promise((resolve, reject) => {
     const req = https.request(
       {
@@ -60,7 +76,10 @@ export function apiRequest(agent: TestAgent, request: ApiRequest): Promise<ApiRe
       },
     );
     req.on('timeout', () => req.destroy(new Error('request timed out')));
-    req.on('error', reject);
+    req.on('error', (error: ReusedSocketError) => {
+      error.reusedSocket = req.reusedSocket;
+      reject(error);
+    });
     req.end(request.body);
   });
 }

@@ -50,7 +50,7 @@ it(
       await store.close();
       // A killed write may leave its temporary file beside it, never anything else.
       for (const name of fs.readdirSync(path.dirname(file))) {
-        expect(name).toMatch(/^(settings\.json|\.settings\.json\.\d+\.\d+\.tmp)$/);
+        expect(name).toMatch(/^(settings\.json|\.settings\.json\.[A-Za-z0-9_-]+\.tmp)$/);
       }
     }
   },
