@@ -15,6 +15,7 @@ import { AllowList } from './net/allow-list.js';
 import { Listener } from './net/listener.js';
 import { buildApiApp } from './api/api-app.js';
 import { buildAuditApp } from './audit/audit-app.js';
+import { AUDIT_LIMITS, type AuditLimits } from './audit/audit-limits.js';
 import { buildConsoleApp } from './console/console-app.js';
 import { createLogger, type Logger } from './log/logger.js';
 import { AuditStore } from './store/audit-store.js';
@@ -91,6 +92,8 @@ export interface AgentOptions {
   agentChecks?: ReachabilityOptions;
   /** How long a client may take to send its request headers (default 10 s; tests shorten it). */
   headersTimeoutMs?: number;
+  /** Overrides of the audit API's limits (agent/audit/audit-limits.ts; tests make them small). */
+  auditLimits?: Partial<AuditLimits>;
 }
 
 export interface AgentUrls {
@@ -275,6 +278,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       service: auditService,
       reader,
       parsePool,
+      limits: { ...AUDIT_LIMITS, ...options.auditLimits },
     });
     const eventLoop = new EventLoopMonitor();
     cleanups.push(async () => eventLoop.stop());

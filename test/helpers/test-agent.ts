@@ -20,5 +20,6 @@ export async function startTestAgent(options: Partial<AgentOptions> = {}): Promi
     ...(options.auditStepMs !== undefined ? { auditStepMs: options.auditStepMs } : {}),
     ...(options.agentChecks ? { agentChecks: options.agentChecks } : {}),
     ...(options.headersTimeoutMs !== undefined ? { headersTimeoutMs: options.headersTimeoutMs } : {}),
+    ...(options.auditLimits ? { auditLimits: options.auditLimits } : {}),
   });
 }
