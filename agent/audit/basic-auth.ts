@@ -9,7 +9,7 @@ import type { AuditUserService, AuditUserView } from '../users/audit-user-servic
 import { EmptyResponse } from './audit-errors.js';
 import type { LoginLimiter } from './login-limiter.js';
 
-export const BASIC_CHALLENGE = 'Basic realm="Vigil audit API", charset="UTF-8"';
+export const BASIC_CHALLENGE = 'Basic realm="Vigil", charset="UTF-8"';
 
 export interface BasicCredentials {
   name: string;

@@ -244,7 +244,7 @@ describe('empty-body statuses', () => {
   it('401 with a Basic challenge for missing, malformed or wrong credentials', async () => {
     const anonymous = await fx.reader.request({ path: 'activity_records/enum', auth: null });
     expectEmpty(anonymous, 401);
-    expect(anonymous.headers['www-authenticate']).toBe('Basic realm="Vigil audit API", charset="UTF-8"');
+    expect(anonymous.headers['www-authenticate']).toBe('Basic realm="Vigil", charset="UTF-8"');
     for (const auth of [`reader:wrong password`, `nobody:${PASSWORD}`, 'reader', `READER:${PASSWORD.toUpperCase()}`]) {
       const res = await fx.reader.request({ path: 'activity_records/enum', auth });
       expectEmpty(res, 401);
