@@ -12,6 +12,7 @@ import { systemClock, type Clock } from './auth/lifetimes.js';
 import type { ChangeRecorder } from './change-log.js';
 import { dataPaths, type DataPaths } from './config/data-dir.js';
 import type { SettingsStore } from './config/settings-store.js';
+import type { AuditLimits } from './audit/audit-limits.js';
 import { createLogger, type Logger } from './log/logger.js';
 import type { MonitoringControl } from './monitor/monitoring-control.js';
 import type { AllowList } from './net/allow-list.js';
@@ -68,6 +69,8 @@ export interface AgentOptions {
   headersTimeoutMs?: number;
   /** Caps of open connections on each listener (agent/net/listener.ts has the defaults; tests lower them). */
   connectionLimits?: { maxConnections?: number; maxPerAddress?: number };
+  /** Overrides of the audit API's limits (agent/audit/audit-limits.ts; tests make them small). */
+  auditLimits?: Partial<AuditLimits>;
 }
 
 /** What the tray app (main/) and `vigil agent` use of a running agent. */
@@ -137,7 +140,7 @@ export async function launchAgent(
     const resources = startResourceServices({ ...context, domainPasswords, ...reachability });
     cleanups.add(() => resources.reachability.stop());
     const audit = await buildAuditApi({
-      ...{ ...context, stores, localGroups: options.localGroups },
+      ...{ ...context, stores, localGroups: options.localGroups, limits: options.auditLimits },
       committed: (records) => activity.pipeline.committedElsewhere(records),
     });
     cleanups.add(audit.stop);

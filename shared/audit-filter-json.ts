@@ -34,7 +34,7 @@ export function parseFilterListJson(input: unknown, location = '/ActivityRecordS
   if (!isJsonObject(input)) throw new FilterError(`FilterList must be an object, not ${describe(input)}`, location);
   const out: FilterCondition[] = [];
   for (const [key, value] of Object.entries(input)) {
-    const filter = lookupFilter(key, true);
+    const filter = lookupFilter(key);
     const at = `${location}/${key}`;
     if (filter === null) throw new FilterError(`unknown filter "${key}"`, at);
     if (filter === 'When') readWhen(value, at, out);

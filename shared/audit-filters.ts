@@ -130,17 +130,19 @@ export class FilterError extends Error {
   }
 }
 
-const byLowerName = new Map<string, FilterName>(FILTERS.map((name) => [name.toLowerCase(), name]));
-// The replaced product's filter table writes "Monitoring Plan" (audit-api.md §3); a client sends it.
-byLowerName.set('monitoring plan', 'MonitoringPlan');
+/** A filter name as compared: case and white space do not count (`Monitoring Plan` = `MonitoringPlan`). */
+const filterKey = (name: string): string => name.replace(/\s+/g, '').toLowerCase();
+const byFilterKey = new Map<string, FilterName>(FILTERS.map((name) => [filterKey(name), name]));
 const operatorByLowerName = new Map<string, Operator>(OPERATORS.map((name) => [name.toLowerCase(), name]));
 const timeframeByLowerName = new Map<string, Timeframe>(TIMEFRAMES.map((name) => [name.toLowerCase(), name]));
 
-/** Finds a filter by name; JSON keys match case-insensitively, XML element names exactly. */
-export function lookupFilter(name: string, caseInsensitive: boolean): FilterName | null {
-  const found = byLowerName.get(name.toLowerCase()) ?? null;
-  if (found === null || caseInsensitive) return found;
-  return found === name ? found : null;
+/**
+ * Finds a filter by name, in JSON keys and XML element names alike, without regard to case or
+ * white space: the replaced product's filter table writes "Monitoring Plan" and a client sends
+ * that key (docs/audit-api.md "Compatibility").
+ */
+export function lookupFilter(name: string): FilterName | null {
+  return byFilterKey.get(filterKey(name)) ?? null;
 }
 
 export function lookupOperator(name: string, caseInsensitive: boolean): Operator | null {

@@ -20,8 +20,15 @@ import { authenticate, requireRole } from './basic-auth.js';
 import { readBody } from './body-reader.js';
 import type { BodyParsePool } from './body-parse-pool.js';
 import { LoginLimiter } from './login-limiter.js';
-import { parseQuery, requestedFormat } from './query-params.js';
-import { SMALL_PAGE, prepareSlices, recordPageBuffer, recordPageStream, type WireFormat } from './record-stream.js';
+import { formatOfContentType, parseQuery, requestedFormat } from './query-params.js';
+import {
+  isSmallPage,
+  pageSlices,
+  prepareSlices,
+  recordPageBuffer,
+  recordPageStream,
+  type WireFormat,
+} from './record-stream.js';
 import { ReadAhead } from './read-ahead.js';
 import { jsonBody, xmlBody } from './request-body.js';
 import { errorListJson, errorListXml } from './response-writers.js';
@@ -45,12 +52,14 @@ export interface AuditAppDeps {
 
 type Endpoint = 'enum' | 'search' | 'write';
 
-const ENDPOINTS: Record<string, Endpoint> = {
-  'activity_records/enum': 'enum',
-  'activity_records/search': 'search',
-  'activity_records/': 'write',
-  activity_records: 'write',
-};
+// A Map, not an object: a path such as `constructor` or `__proto__` must find nothing (a 404),
+// not a property every object inherits.
+const ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
+  ['activity_records/enum', 'enum'],
+  ['activity_records/search', 'search'],
+  ['activity_records/', 'write'],
+  ['activity_records', 'write'],
+]);
 const METHODS: Record<Endpoint, readonly string[]> = {
   enum: ['GET', 'POST'],
   search: ['GET', 'POST'],
@@ -60,27 +69,29 @@ const ROLES: Record<Endpoint, AuditRole> = { enum: 'reader', search: 'reader', w
 
 function endpointOf(path: string, vendor: string): Endpoint | null {
   const prefix = `/${vendor}/api/v1/`;
-  return path.startsWith(prefix) ? (ENDPOINTS[path.slice(prefix.length)] ?? null) : null;
+  return path.startsWith(prefix) ? (ENDPOINTS.get(path.slice(prefix.length)) ?? null) : null;
 }
 
-/** 415 when the declared type names the other format, or a charset other than UTF-8. */
+/**
+ * 415 when the declared type names the other format than an explicit `format`, or a charset
+ * other than UTF-8. Without `format` the declared type chose the format, so it always agrees.
+ */
 function checkContentType(header: string | undefined, format: WireFormat): void {
   if (!header) return;
-  const [type = '', ...params] = header
+  const charset = header
     .toLowerCase()
     .split(';')
-    .map((part) => part.trim());
-  const charset = params
+    .slice(1)
+    .map((part) => part.trim())
     .find((p) => p.startsWith('charset='))
     ?.slice(8)
     .replace(/"/g, '');
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
     throw new EmptyResponse(415, {}, `charset ${charset} is not supported`);
   }
-  const isXml = type === 'application/xml' || type === 'text/xml' || type.endsWith('+xml');
-  const isJson = type === 'application/json' || type === 'text/json' || type.endsWith('+json');
-  if ((format === 'json' && isXml) || (format === 'xml' && isJson)) {
-    throw new EmptyResponse(415, {}, `Content-Type ${type} does not match the format`);
+  const declared = formatOfContentType(header);
+  if (declared !== null && declared !== format) {
+    throw new EmptyResponse(415, {}, `Content-Type ${header} does not match the format`);
   }
 }
 
@@ -94,7 +105,7 @@ export function buildAuditApp(deps: AuditAppDeps): Koa {
   // 1. Error shaping: every failure leaves as an ErrorList or an empty body, never a stack.
   app.use(async (ctx, next) => {
     const profile = vendorProfile(deps.vendor());
-    const format = requestedFormat(ctx.querystring);
+    const format = requestedFormat(ctx.querystring, ctx.get('content-type') || undefined);
     const writeErrors = (error: AuditError): void => {
       ctx.status = error.status;
       ctx.set('Cache-Control', 'no-store');
@@ -151,9 +162,17 @@ export function buildAuditApp(deps: AuditAppDeps): Koa {
       ctx.get('authorization') || undefined,
     );
     requireRole(user, ROLES[endpoint]);
-    const query = parseQuery(ctx.querystring, endpoint !== 'write', limits);
+    const parsed = parseQuery(ctx.querystring, endpoint !== 'write', limits);
+    if (parsed.ignored.length > 0) {
+      deps.log.debug('audit request: query parameters this API does not define were ignored', {
+        path: ctx.path,
+        parameters: JSON.stringify(parsed.ignored),
+      });
+    }
+    const contentType = ctx.get('content-type') || undefined;
+    const query = { count: parsed.count, format: requestedFormat(ctx.querystring, contentType) };
     const hasBody = ctx.method === 'POST' || endpoint === 'search';
-    if (hasBody) checkContentType(ctx.get('content-type') || undefined, query.format);
+    if (hasBody) checkContentType(contentType, query.format);
 
     if (endpoint === 'write') {
       const bytes = await readBody(ctx.req, limits.writeBodyBytes);
@@ -216,10 +235,11 @@ export function buildAuditApp(deps: AuditAppDeps): Koa {
       format: query.format,
       profile,
       mark: page.mark,
+      slices: prepared?.pageSlices ?? pageSlices(deps.reader, page.seqs, limits.sliceBytes),
       ...(prepared ? { prepared: prepared.slices } : {}),
     };
     // Large pages are streamed a slice at a time; small ones leave in one write.
-    ctx.body = page.seqs.length <= SMALL_PAGE ? recordPageBuffer(recordPage) : recordPageStream(recordPage);
+    ctx.body = isSmallPage(recordPage) ? recordPageBuffer(recordPage) : recordPageStream(recordPage);
 
     // A full page of an export in JSON: prepare the next one while the client reads this one.
     if (query.format === 'json' && position.conditions.length === 0 && page.seqs.length === query.count) {
@@ -230,7 +250,8 @@ export function buildAuditApp(deps: AuditAppDeps): Koa {
           .then(
             (ahead) => {
               if (ahead.seqs.length !== query.count) return;
-              readAhead.put(key, { ...ahead, slices: prepareSlices(deps.reader, ahead.seqs) });
+              const slices = pageSlices(deps.reader, ahead.seqs, limits.sliceBytes);
+              readAhead.put(key, { ...ahead, pageSlices: slices, slices: prepareSlices(deps.reader, slices) });
             },
             () => undefined, // the request for that page will report any failure itself
           );

@@ -10,6 +10,8 @@ export interface AuditLimits {
   readBodyBytes: number;
   /** Bodies of write requests (the record count is limited too: record-input.ts). */
   writeBodyBytes: number;
+  /** Stored bytes of the records in one slice of a page (record-stream.ts, pageSlices). */
+  sliceBytes: number;
 }
 
 export const AUDIT_LIMITS: AuditLimits = {
@@ -17,4 +19,5 @@ export const AUDIT_LIMITS: AuditLimits = {
   maxCount: 10_000,
   readBodyBytes: 64 * 1024,
   writeBodyBytes: 4 * 1024 * 1024,
+  sliceBytes: 8 * 1024 * 1024,
 };

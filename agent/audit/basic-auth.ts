@@ -10,7 +10,7 @@ import { PasswordChecksBusyError, type AuditUserService, type AuditUserView } fr
 import { EmptyResponse } from './audit-errors.js';
 import type { LoginLimiter } from './login-limiter.js';
 
-export const BASIC_CHALLENGE = 'Basic realm="Vigil audit API", charset="UTF-8"';
+export const BASIC_CHALLENGE = 'Basic realm="Vigil", charset="UTF-8"';
 
 export interface BasicCredentials {
   name: string;

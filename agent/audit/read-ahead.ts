@@ -14,6 +14,8 @@ export interface PreparedPage {
   seqs: number[];
   mark: string;
   next: MarkPayload;
+  /** The page's slices of seqs (record-stream.ts, pageSlices), and their JSON being built. */
+  pageSlices: number[][];
   slices: Array<Promise<Buffer>>;
 }
 

@@ -12,6 +12,7 @@ import { DataSources, type ActivityDetail, type NewActivityRecord } from '../../
 import { parseDateTime } from '../../shared/audit-when.js';
 import { isJsonObject } from '../../shared/audit-filter-json.js';
 import { ErrorCodes, inputError } from './audit-errors.js';
+import { RECORD_ACTIONS, isRecordAction } from './record-actions.js';
 import type { VendorProfile } from './vendor-profile.js';
 import type { XmlElement } from './xml-document.js';
 import { childrenOf, expectAttributes, expectRoot, textOf } from './xml-shape.js';
@@ -55,13 +56,22 @@ function checkText(value: string, field: string, location: string): string {
   return value;
 }
 
-function finish(raw: RawRecord): NewActivityRecord {
+/** `position`: the record's place in the request, counted from 1, for the error messages. */
+function finish(raw: RawRecord, position: number): NewActivityRecord {
   for (const field of REQUIRED) {
     if (!raw.fields.has(field)) {
       throw inputError(ErrorCodes.invalidArgument, `the record has no ${field} (required)`, raw.path);
     }
   }
   const get = (field: string): string => checkText(raw.fields.get(field)!, field, `${raw.path}/${field}`);
+  const action = get('Action');
+  if (!isRecordAction(action)) {
+    throw inputError(
+      ErrorCodes.invalidArgument,
+      `record ${position}: Action "${action}" is not one of the documented actions (${RECORD_ACTIONS.join(', ')})`,
+      `${raw.path}/Action`,
+    );
+  }
   const when = get('When');
   if (parseDateTime(when) === null) {
     throw inputError(
@@ -72,7 +82,7 @@ function finish(raw: RawRecord): NewActivityRecord {
   }
   const record: NewActivityRecord = {
     Who: get('Who'),
-    Action: get('Action'),
+    Action: action,
     What: get('What'),
     When: when,
     Where: get('Where'),
@@ -113,7 +123,7 @@ export function recordsFromXml(root: XmlElement, profile: VendorProfile): NewAct
       );
     }
     if (out.length >= MAX_RECORDS_PER_WRITE) tooMany(element.path);
-    out.push(finish(rawFromXml(element)));
+    out.push(finish(rawFromXml(element), out.length + 1));
   }
   return out;
 }
@@ -229,7 +239,9 @@ export function recordsFromJson(body: unknown): NewActivityRecord[] {
     );
   }
   if (list.length > MAX_RECORDS_PER_WRITE) tooMany(`/ActivityRecordList/ActivityRecord[${MAX_RECORDS_PER_WRITE + 1}]`);
-  return list.map((item, index) => finish(rawFromJson(item, `/ActivityRecordList/ActivityRecord[${index + 1}]`)));
+  return list.map((item, index) =>
+    finish(rawFromJson(item, `/ActivityRecordList/ActivityRecord[${index + 1}]`), index + 1),
+  );
 }
 
 function stringAt(value: unknown, field: string, at: string): string {

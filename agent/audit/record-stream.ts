@@ -18,6 +18,7 @@ import {
 
 export type WireFormat = 'xml' | 'json';
 
+/** Records per slice at most; slices are also cut by size (pageSlices). */
 const SLICE = 1000;
 
 export interface RecordPage {
@@ -28,15 +29,19 @@ export interface RecordPage {
   mark: string | null;
   /** Where the slices take turns with searches and other streams: the reader's queue by default. */
   turns?: TurnQueue;
-  /** JSON slices already requested (read-ahead.ts), one per SLICE records of `seqs`. */
+  /** The slices of `seqs` (pageSlices). */
+  slices: number[][];
+  /** JSON slices already requested (read-ahead.ts), one per slice. */
   prepared?: Array<Promise<Buffer>>;
 }
 
-/** The slices a page is built in. */
-export function pageSlices(seqs: readonly number[]): number[][] {
-  const slices: number[][] = [];
-  for (let i = 0; i < seqs.length; i += SLICE) slices.push(seqs.slice(i, i + SLICE));
-  return slices;
+/**
+ * The slices a page is built in: at most SLICE records and, by stored size, at most `maxBytes`
+ * bytes each (a record larger than that is a slice of its own), so a page of large records never
+ * becomes one value too large for SQLite or V8 (docs/security.md F19).
+ */
+export function pageSlices(reader: AuditReader, seqs: readonly number[], maxBytes: number): number[][] {
+  return reader.slices(seqs, SLICE, maxBytes);
 }
 
 /**
@@ -46,9 +51,9 @@ export function pageSlices(seqs: readonly number[]): number[][] {
  * overlaps, and on two cores a third busy thread only made both sides slower and the agent's
  * memory larger (docs/benchmarks.md).
  */
-export function prepareSlices(reader: AuditReader, seqs: readonly number[]): Array<Promise<Buffer>> {
+export function prepareSlices(reader: AuditReader, slices: readonly number[][]): Array<Promise<Buffer>> {
   let previous: Promise<unknown> = Promise.resolve();
-  return pageSlices(seqs).map((slice) => {
+  return slices.map((slice) => {
     const built = previous
       .catch(() => undefined)
       .then(() => new Promise((resolve) => setImmediate(resolve)))
@@ -63,7 +68,7 @@ const COMMA = Buffer.from(',');
 async function* chunks(page: RecordPage): AsyncGenerator<string | Buffer> {
   const json = page.format === 'json';
   yield json ? RECORD_LIST_JSON_HEAD : recordListXmlHead(page.profile, page.mark);
-  const slices = pageSlices(page.seqs);
+  const slices = page.slices;
   const turns = page.turns ?? page.reader.turns;
   if (json) {
     const prepared = page.prepared && page.prepared.length === slices.length ? page.prepared : null;
@@ -92,8 +97,13 @@ async function* chunks(page: RecordPage): AsyncGenerator<string | Buffer> {
   yield json ? recordListJsonTail(page.mark) : RECORD_LIST_XML_TAIL;
 }
 
-/** Pages up to this size are answered in one piece: one write, a Content-Length, no stream machinery. */
+/**
+ * Pages up to this many records, in one slice, are answered in one piece: one write, a
+ * Content-Length, no stream machinery.
+ */
 export const SMALL_PAGE = 200;
+
+export const isSmallPage = (page: RecordPage): boolean => page.seqs.length <= SMALL_PAGE && page.slices.length <= 1;
 
 /** A small page as one buffer (the first page of a selective search, the empty last page). */
 export function recordPageBuffer(page: RecordPage): Buffer {

@@ -74,7 +74,7 @@ function filterListFromXml(list: XmlElement): FilterCondition[] {
   expectAttributes(list);
   const out: FilterCondition[] = [];
   for (const element of childrenOf(list)) {
-    const filter = lookupFilter(element.name, false);
+    const filter = lookupFilter(element.name);
     if (filter === null) throw new FilterError(`unknown filter "${element.name}"`, element.path);
     expectAttributes(element, ['Operator']);
     const operator = element.attributes.get('Operator');

@@ -59,7 +59,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE + '\n');
     return name === undefined ? EXIT_USAGE : EXIT_OK;
   }
-  const command = COMMANDS[name];
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined; // not `constructor` & co.
   try {
     if (!command) throw new UsageError(`unknown command "${name}"\n${USAGE}`);
     return await command(rest);

@@ -57,7 +57,7 @@ function checkPatch(patch: Record<string, unknown>): void {
       });
       continue;
     }
-    const fields = sections[key];
+    const fields = Object.hasOwn(sections, key) ? sections[key] : undefined; // not `constructor` & co.
     if (!fields) throw invalid(key, 'unknown field, or not editable here');
     if (!isObject(value)) throw invalid(key, 'must be an object');
     for (const [field, fieldValue] of Object.entries(value)) {

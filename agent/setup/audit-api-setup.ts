@@ -9,6 +9,7 @@ import type { DataPaths } from '../config/data-dir.js';
 import type { SettingsStore } from '../config/settings-store.js';
 import type { Logger } from '../log/logger.js';
 import { buildAuditApp } from '../audit/audit-app.js';
+import { AUDIT_LIMITS, type AuditLimits } from '../audit/audit-limits.js';
 import { AuditService } from '../audit/audit-service.js';
 import { BodyParsePool } from '../audit/body-parse-pool.js';
 import { MarkCodec } from '../audit/continuation-mark.js';
@@ -31,6 +32,8 @@ export function buildAuditApi(deps: {
   recorder: ChangeRecorder;
   log: Logger;
   localGroups?: GroupResolver | undefined;
+  /** Overrides of the audit API's limits (tests make them small). */
+  limits?: Partial<AuditLimits> | undefined;
   /** Where records the audit API stored go next: the pipeline's after-commit path. */
   committed: (records: readonly ActivityRecord[]) => void;
 }): Promise<AuditApiSetup> {
@@ -56,6 +59,7 @@ export function buildAuditApi(deps: {
       reader: stores.reader,
       parsePool,
       turns: stores.turns,
+      limits: { ...AUDIT_LIMITS, ...deps.limits },
     });
     return { app, users, service };
   });

@@ -23,7 +23,7 @@ import { StepSize } from './step-size.js';
 import { registerTextFunctions } from './text-match.js';
 import { fileIdentity, ReopeningHandle, sameFile, type FileIdentity } from './reopening-handle.js';
 import { SEARCH_TABLE } from './search-index-schema.js';
-import { recordsJson } from './raw-record.js';
+import { recordsJson, slicesByBytes } from './raw-record.js';
 import { describeSqliteError } from './sqlite-error.js';
 
 /** The audit database cannot be used; `message` says why, without paths or SQL. */
@@ -327,6 +327,12 @@ export class AuditReader {
   fetchJson(seqs: readonly number[]): Buffer {
     if (seqs.length === 0) return Buffer.alloc(0);
     return this.use((conn) => recordsJson(seqs, (sql) => this.statement(conn, sql)));
+  }
+
+  /** `seqs` (ascending) in slices of at most `maxRecords` records and `maxBytes` stored bytes. */
+  slices(seqs: readonly number[], maxRecords: number, maxBytes: number): number[][] {
+    if (seqs.length === 0) return [];
+    return this.use((conn) => slicesByBytes(seqs, maxRecords, maxBytes, (sql) => this.statement(conn, sql)));
   }
 
   /** Closes the connection; when `final`, later calls fail instead of opening it again. */

@@ -111,3 +111,68 @@ export function rawToRecord(r: RawRecordRow): ActivityRecord {
   if (r[13] !== null) record.DetailList = JSON.parse(r[13]) as ActivityDetail[];
   return record;
 }
+
+/**
+ * The stored size of a record in bytes (its text columns as SQLite keeps them), the measure by
+ * which export slices are cut. octet_length() reads a value's length from the row header
+ * without loading the value, so this costs little even for records of megabytes.
+ */
+const STORED_BYTES_SQL = `(octet_length(rid) + octet_length(who) + octet_length(action) + octet_length(what)
+  + octet_length(location) + octet_length(object_type) + octet_length(data_source)
+  + coalesce(octet_length(plan_name), 0) + coalesce(octet_length(plan_id), 0)
+  + coalesce(octet_length(item_name), 0) + coalesce(octet_length(workstation), 0)
+  + coalesce(octet_length(details), 0))`;
+
+function seqCondition(seqs: readonly number[]): { where: string; args: Array<number | string> } {
+  const first = seqs[0]!;
+  const last = seqs[seqs.length - 1]!;
+  return last - first + 1 === seqs.length
+    ? { where: 'seq >= ? AND seq <= ?', args: [first, last] }
+    : { where: 'seq IN (SELECT value FROM json_each(?))', args: [JSON.stringify(seqs)] };
+}
+
+/**
+ * `seqs` (ascending) cut into slices of at most `maxRecords` records and, by stored size, at
+ * most `maxBytes` bytes: a page of large records is then exported a few records at a time
+ * instead of as one value SQLite or V8 cannot hold (docs/security.md F19). A record larger than
+ * `maxBytes` alone is a slice of its own. A slice of ordinary records costs one aggregate
+ * query; only a slice over the cap is measured record by record.
+ */
+export function slicesByBytes(
+  seqs: readonly number[],
+  maxRecords: number,
+  maxBytes: number,
+  prepare: (sql: string) => Statement,
+): number[][] {
+  const slices: number[][] = [];
+  for (let i = 0; i < seqs.length; i += maxRecords) {
+    const chunk = seqs.slice(i, i + maxRecords);
+    const { where, args } = seqCondition(chunk);
+    const total = prepare(`SELECT coalesce(sum(${STORED_BYTES_SQL}), 0) FROM activity_records WHERE ${where}`)
+      .pluck()
+      .get(...args) as number;
+    if (total <= maxBytes) {
+      slices.push(chunk);
+      continue;
+    }
+    const sizes = new Map(
+      prepare(`SELECT seq, ${STORED_BYTES_SQL} FROM activity_records WHERE ${where}`)
+        .raw(true)
+        .all(...args) as Array<[number, number]>,
+    );
+    let slice: number[] = [];
+    let bytes = 0;
+    for (const seq of chunk) {
+      const size = sizes.get(seq) ?? 0; // removed by retention meanwhile: nothing to send
+      if (slice.length > 0 && bytes + size > maxBytes) {
+        slices.push(slice);
+        slice = [];
+        bytes = 0;
+      }
+      slice.push(seq);
+      bytes += size;
+    }
+    if (slice.length > 0) slices.push(slice);
+  }
+  return slices;
+}

@@ -26,6 +26,7 @@ export async function startTestAgent(options: Partial<AgentOptions> = {}): Promi
     ...(options.agentChecks ? { agentChecks: options.agentChecks } : {}),
     ...(options.connectionLimits ? { connectionLimits: options.connectionLimits } : {}),
     ...(options.headersTimeoutMs !== undefined ? { headersTimeoutMs: options.headersTimeoutMs } : {}),
+    ...(options.auditLimits ? { auditLimits: options.auditLimits } : {}),
   });
   return { ...running, ...internals };
 }

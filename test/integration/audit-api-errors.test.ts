@@ -123,11 +123,7 @@ describe('400 InputError: parameters and values that do not convert or do not fi
     expect(error.description).toMatch(/^0x80040204 Invalid count parameter specified/);
   });
 
-  it('an unknown query parameter or format is named', async () => {
-    expect(
-      expectXmlError(await fx.reader.request({ path: 'activity_records/enum?who=alice' }), 400, 'InputError')
-        .description,
-    ).toMatch(/who/);
+  it('a format that does not convert is named (parameters the API does not define are ignored: audit-api-compat)', async () => {
     expect(
       expectXmlError(await fx.reader.request({ path: 'activity_records/enum?format=yaml' }), 400, 'InputError')
         .description,
@@ -248,7 +244,7 @@ describe('empty-body statuses', () => {
   it('401 with a Basic challenge for missing, malformed or wrong credentials', async () => {
     const anonymous = await fx.reader.request({ path: 'activity_records/enum', auth: null });
     expectEmpty(anonymous, 401);
-    expect(anonymous.headers['www-authenticate']).toBe('Basic realm="Vigil audit API", charset="UTF-8"');
+    expect(anonymous.headers['www-authenticate']).toBe('Basic realm="Vigil", charset="UTF-8"');
     for (const auth of [`reader:wrong password`, `nobody:${PASSWORD}`, 'reader', `READER:${PASSWORD.toUpperCase()}`]) {
       const res = await fx.reader.request({ path: 'activity_records/enum', auth });
       expectEmpty(res, 401);

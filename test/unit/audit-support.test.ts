@@ -107,9 +107,15 @@ describe('Basic credentials and the query string', () => {
   });
 
   it('takes format and count in any order, with the default page size', () => {
-    expect(parseQuery('count=1500&format=json', true, AUDIT_LIMITS)).toEqual({ format: 'json', count: 1500 });
-    expect(parseQuery('', true, AUDIT_LIMITS)).toEqual({ format: 'xml', count: 1000 });
-    expect(() => parseQuery('count=5', false, AUDIT_LIMITS)).toThrow(/unknown query parameter count/);
+    expect(parseQuery('count=1500&format=json', true, AUDIT_LIMITS)).toEqual({
+      format: 'json',
+      count: 1500,
+      ignored: [],
+    });
+    expect(parseQuery('', true, AUDIT_LIMITS)).toEqual({ format: null, count: 1000, ignored: [] });
+    // A write defines no count: ignored like any parameter the API does not define.
+    expect(parseQuery('count=5', false, AUDIT_LIMITS)).toEqual({ format: null, count: 1000, ignored: ['count'] });
     expect(() => parseQuery('count=1&count=2', true, AUDIT_LIMITS)).toThrow(/twice/);
+    expect(() => parseQuery('who=alice&count=x', true, AUDIT_LIMITS)).toThrow(/count/);
   });
 });

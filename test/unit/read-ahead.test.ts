@@ -6,6 +6,7 @@ const page = (mark: string): PreparedPage => ({
   seqs: [1, 2],
   mark,
   next: { conditions: [], reference: 0, after: 2 },
+  pageSlices: [[1, 2]],
   slices: [Promise.resolve(Buffer.from('{}'))],
 });
 
