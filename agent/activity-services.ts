@@ -67,6 +67,8 @@ export interface ActivityStartOptions {
   options?: ActivityOptions;
   /** Where pause and resume are reported, when not the pipeline's own recorder (tests). */
   changeRecorder?: ChangeRecorder;
+  /** Signs retention's deletions (agent/integrity/chain-checkpoints.ts). */
+  recordDeletion?: (firstKeptSeq: number, predecessorChain: Buffer) => void;
 }
 
 export async function startActivityPipeline(start: ActivityStartOptions): Promise<ActivityServices> {
@@ -142,6 +144,7 @@ export async function startActivityPipeline(start: ActivityStartOptions): Promis
     retentionDays: () => settings.current.auditStore.retentionDays,
     log: log.child('retention'),
     ...tuning.retention,
+    ...(start.recordDeletion ? { recordDeletion: start.recordDeletion } : {}),
   });
   retention.start();
 

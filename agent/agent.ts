@@ -18,6 +18,7 @@ import { buildAuditApp } from './audit/audit-app.js';
 import { buildConsoleApp, consoleRouteTable } from './console/console-app.js';
 import { createLogger, type Logger } from './log/logger.js';
 import { AuditStore } from './store/audit-store.js';
+import { startIntegrity } from './integrity/integrity-setup.js';
 import { startActivityPipeline, type ActivityServices, type ActivityOptions } from './activity-services.js';
 
 // Code outside agent/ that hosts the agent (the tray app in main/) imports this file only
@@ -151,7 +152,10 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   try {
     const store = AuditStore.open({ file: paths.auditDb, backgroundCheckpoints: true });
     cleanups.push(async () => store.close());
+    const integrity = await startIntegrity(store, paths, log.child('integrity'));
+    cleanups.push(async () => integrity.stop());
     const activity = await startActivityPipeline({
+      recordDeletion: integrity.checkpoints.recordRetention,
       settings,
       store,
       paths,
