@@ -254,6 +254,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       apiPort: () => bound.api,
       consoleUrl: () => `http://${CONSOLE_HOST}:${bound.console}/`,
       status: localStatus,
+      signingKey: { publicKey: integrity.key.publicKeyPem, fingerprint: integrity.key.fingerprint },
     });
     const resources = startResourceServices({
       settings,
@@ -316,6 +317,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
           settings,
           status: activity.status,
           monitoring: activity.monitoring,
+          signingKeySha256: integrity.key.fingerprint,
         }),
         buildMonitoringRouter({
           hosts: resources.hosts,
