@@ -1,7 +1,7 @@
 /**
- * `vigil verify [--data-dir DIR] [--logs FOLDER] [--public-key FILE.pem]` (docs/integrity.md):
- * checks the audit database's hash chain and signed checkpoints, and the log files against
- * their sidecars. Read-only: runs while the agent writes, and offline on copies taken
+ * `vigil verify [--data-dir DIR] [--public-key FILE.pem]` (docs/integrity.md): checks the
+ * audit database's hash chain and signed checkpoints (log file sidecars are not written yet, so
+ * `--logs` is refused). Read-only: runs while the agent writes, and offline on copies taken
  * elsewhere. Prints a JSON report; exit 0 only when everything checked is intact.
  */
 import crypto from 'node:crypto';
@@ -14,7 +14,7 @@ import { verifyStore } from '../integrity/verify-store.js';
 import type { VerifyReport } from '../integrity/verify-report.js';
 import { EXIT_FAILURE, EXIT_OK, UsageError } from './usage-error.js';
 
-export const VERIFY_USAGE = 'vigil verify [--data-dir DIR] [--logs FOLDER] [--public-key FILE.pem]';
+export const VERIFY_USAGE = 'vigil verify [--data-dir DIR] [--public-key FILE.pem]';
 
 function loadPublicKey(file: string | undefined, secretsDir: string | null): crypto.KeyObject | null {
   if (file !== undefined) return crypto.createPublicKey(fs.readFileSync(file));
