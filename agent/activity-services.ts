@@ -67,6 +67,8 @@ export interface ActivityStartOptions {
   options?: ActivityOptions | undefined;
   /** Where pause and resume are reported, when not the pipeline's own recorder (tests). */
   changeRecorder?: ChangeRecorder | undefined;
+  /** Signs retention's deletions (agent/integrity/chain-checkpoints.ts). */
+  recordDeletion?: ((firstKeptSeq: number, predecessorChain: Buffer) => void) | undefined;
 }
 
 export async function startActivityPipeline(start: ActivityStartOptions): Promise<ActivityServices> {
@@ -151,6 +153,7 @@ export async function startActivityPipeline(start: ActivityStartOptions): Promis
     retentionDays: () => settings.current.auditStore.retentionDays,
     log: log.child('retention'),
     ...tuning.retention,
+    ...(start.recordDeletion ? { recordDeletion: start.recordDeletion } : {}),
   });
   retention.start();
 

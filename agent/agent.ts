@@ -30,6 +30,7 @@ import { startListeners } from './setup/listeners-setup.js';
 import { openStores, type AuditStores } from './setup/stores.js';
 import type { AuditUserService } from './users/audit-user-service.js';
 import { loadOrCreateIdentity, type TlsIdentity } from './tls/certificate.js';
+import { startIntegrity } from './integrity/integrity-setup.js';
 
 // Code outside agent/ that hosts the agent (the tray app in main/) imports this file only
 // (test/layers.test.ts); what it needs to name besides startAgent is re-exported here.
@@ -123,8 +124,12 @@ export async function launchAgent(
   try {
     const stores = await openStores(paths, log, options.auditStepMs);
     cleanups.add(stores.stop);
+    // Chains every stored record and signs checkpoints; its last one after the writers stopped.
+    const integrity = await startIntegrity(stores.store, paths, log.child('integrity'));
+    cleanups.add(async () => integrity.stop());
     const activity = await startActivityPipeline({
       ...{ settings, store: stores.store, paths, log, firstRun, firstRunHome: options.firstRunHome },
+      recordDeletion: integrity.checkpoints.recordRetention,
       ...{ options: options.activity, changeRecorder: options.changeRecorder },
     });
     cleanups.add(() => activity.stop());
@@ -147,10 +152,11 @@ export async function launchAgent(
     const api = await buildAgentApi({
       ...{ settings, auth, activity, resources, endpoints, log },
       ...{ version: options.version ?? '0.0.0', startedAt: new Date(startedAt).toISOString() },
+      signingKey: { publicKey: integrity.key.publicKeyPem, fingerprint: integrity.key.fingerprint },
     });
     const consoleSide = await buildConsole({
       ...{ ...context, identity, endpoints, activity, auth, resources, audit, stores, now },
-      ...{ version: options.version ?? null, startedAt },
+      ...{ version: options.version ?? null, startedAt, signingKeySha256: integrity.key.fingerprint },
     });
     cleanups.add(consoleSide.stop);
     const apps = { api: api.app, audit: audit.app, console: consoleSide.app };

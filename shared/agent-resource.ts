@@ -48,6 +48,15 @@ export interface AgentLimitedView {
   comment: string;
   /** The local agent: running, or failing to store records. A registered agent: its reachability. */
   status: ResourceStatus;
+  /** The key that signs the agent's record chain (docs/integrity.md); null for a registered agent. */
+  signingKey: AgentSigningKey | null;
+}
+
+export interface AgentSigningKey {
+  /** The Ed25519 public key, SPKI PEM. */
+  publicKey: string;
+  /** SHA-256 (hex) of the raw 32-byte public key. */
+  fingerprint: string;
 }
 
 export interface AgentDetailedView extends AgentLimitedView {

@@ -246,6 +246,8 @@ export interface ConsoleStatus {
     todayRecords: number;
   };
   hosts: HostView[];
+  /** SHA-256 (hex) of the raw Ed25519 key that signs the record chain (docs/integrity.md). */
+  signingKeySha256?: string;
 }
 
 /* ------------------------------------------------------------------------------------------ */

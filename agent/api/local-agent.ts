@@ -5,7 +5,7 @@
  */
 import crypto from 'node:crypto';
 import os from 'node:os';
-import type { AgentDetailedView, AgentPlatform, ResourceStatus } from '../../shared/agent-resource.js';
+import type { AgentDetailedView, AgentPlatform, AgentSigningKey, ResourceStatus } from '../../shared/agent-resource.js';
 import type { Settings } from '../config/settings-schema.js';
 import type { SettingsStore } from '../config/settings-store.js';
 
@@ -36,6 +36,8 @@ export interface LocalAgentFacts {
    * same object while nothing changes (views are cached until it does).
    */
   status: () => ResourceStatus;
+  /** The key that signs the record chain (docs/integrity.md). */
+  signingKey?: AgentSigningKey;
 }
 
 function userName(): string {
@@ -136,6 +138,7 @@ export class LocalAgent {
       userName: this.userName,
       comment: this.facts.settings.current.agent.comment,
       status: { ...status },
+      signingKey: this.facts.signingKey ?? null,
       warnings: status.type === 'OK' ? [] : [status.summary],
       apiServerIpWhitelist: [...this.facts.settings.current.allowList],
       apiServerMgmtConsole: this.facts.consoleUrl(),

@@ -26,6 +26,7 @@ const COMMANDS: Record<string, Command> = {
   user: async (argv) => (await import('./user-command.js')).runUserCommand(argv),
   client: runClientCommand,
   console: runConsoleCommand,
+  verify: async (argv) => (await import('./verify-command.js')).runVerifyCommand(argv),
 };
 
 const USAGE = `usage:
@@ -33,6 +34,7 @@ const USAGE = `usage:
   ${CLIENT_USAGE}
   ${CONSOLE_USAGE}
   ${USER_USAGE}
+  vigil verify [--data-dir DIR] [--public-key FILE.pem]
   vigil --version`;
 
 /** Failures the operator can fix: printed as one line, no stack trace. */

@@ -23,6 +23,8 @@ export interface StatusRouterDeps {
   settings: SettingsStore;
   status: StatusRegistry;
   monitoring: MonitoringControl;
+  /** Fingerprint of the chain's signing key (docs/integrity.md). */
+  signingKeySha256?: string;
 }
 
 const MonitoringBody = z.object({ paused: z.boolean({ error: 'paused must be true or false' }) });
@@ -51,6 +53,7 @@ export function buildStatusRouter(deps: StatusRouterDeps): ConsoleRoutes {
         },
         hosts,
       };
+      if (deps.signingKeySha256 !== undefined) body.signingKeySha256 = deps.signingKeySha256;
       ctx.body = body;
     });
 

@@ -7,6 +7,7 @@ import type Koa from 'koa';
 import { buildApiApp } from '../api/api-app.js';
 import { ApiRouter, type RouteInfo } from '../api/api-router.js';
 import { ensureLocalAgentId, LocalAgent } from '../api/local-agent.js';
+import type { AgentSigningKey } from '../../shared/agent-resource.js';
 import { registerOpenApiRoute } from '../api/openapi-router.js';
 import { registerResourceRoutes } from '../api/resource-routes.js';
 import type { ActivityServices } from '../activity-services.js';
@@ -35,6 +36,8 @@ export async function buildAgentApi(deps: {
   endpoints: Endpoints;
   version: string;
   startedAt: string;
+  /** The key that signs the chain of records (docs/integrity.md), shown in the agent resource. */
+  signingKey: AgentSigningKey;
   log: Logger;
 }): Promise<AgentApiSetup> {
   const { settings, auth, activity, endpoints } = deps;
@@ -45,6 +48,7 @@ export async function buildAgentApi(deps: {
     apiPort: () => endpoints.ports.api,
     consoleUrl: () => endpoints.consoleUrl(),
     status: localAgentStatus(() => activity.writeProblem(), deps.startedAt),
+    signingKey: deps.signingKey,
   });
   const publicRoutes = new ApiRouter();
   registerTokenRoute(publicRoutes, { clients: auth.clients, tokens: auth.tokens, log: deps.log.child('token') });

@@ -58,6 +58,8 @@ export function buildConsole(deps: {
   now: Clock;
   version: string | null;
   startedAt: number;
+  /** SHA-256 fingerprint of the key that signs the chain of records (docs/integrity.md). */
+  signingKeySha256: string;
   log: Logger;
 }): Promise<ConsoleSetup> {
   const { paths, settings, activity, endpoints } = deps;
@@ -94,6 +96,7 @@ export function buildConsole(deps: {
           settings,
           status: activity.status,
           monitoring: activity.monitoring,
+          signingKeySha256: deps.signingKeySha256,
         }),
         buildMonitoringRouter({
           hosts: deps.resources.hosts,

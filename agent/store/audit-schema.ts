@@ -3,6 +3,8 @@
  * `PRAGMA user_version`. A migration never edits an earlier one: add a new entry instead.
  */
 import type Database from 'better-sqlite3';
+import { CANONICAL_COLUMNS, GENESIS, canonicalRecord, nextChain, rowValues } from '../integrity/record-chain.js';
+import type { CanonicalRow } from '../integrity/record-chain.js';
 
 export type Migration = (db: Database.Database) => void;
 
@@ -59,6 +61,34 @@ export const MIGRATIONS: readonly Migration[] = [
         offset    INTEGER NOT NULL
       ) WITHOUT ROWID;
     `);
+  },
+  // 3: tamper evidence (docs/integrity.md).
+  // - activity_records.chain: the hash chain over the records in seq order; the records already
+  //   stored are chained here, once.
+  // - chain_checkpoints: signed statements about the chain: `head` (the chain at record `seq`,
+  //   hourly and at shutdown) and `retention` (records before `seq` were deleted by retention;
+  //   `chain` is the deleted predecessor's chain value).
+  (db) => {
+    db.exec(`
+      ALTER TABLE activity_records ADD COLUMN chain BLOB;
+      CREATE TABLE chain_checkpoints (
+        id         INTEGER PRIMARY KEY,
+        kind       TEXT    NOT NULL,
+        seq        INTEGER NOT NULL,
+        chain      BLOB    NOT NULL,
+        time_ms    INTEGER NOT NULL,
+        signature  BLOB    NOT NULL
+      );
+    `);
+    const update = db.prepare('UPDATE activity_records SET chain = ? WHERE seq = ?');
+    let chain: Buffer = GENESIS;
+    const rows = db.prepare(`SELECT seq, ${CANONICAL_COLUMNS} FROM activity_records ORDER BY seq`);
+    const chained: Array<[Buffer, number]> = [];
+    for (const row of rows.iterate() as IterableIterator<CanonicalRow & { seq: number }>) {
+      chain = nextChain(chain, canonicalRecord(rowValues(row)));
+      chained.push([chain, row.seq]);
+    }
+    for (const [value, seq] of chained) update.run(value, seq);
   },
 ];
 

@@ -12,6 +12,7 @@ import { migrate } from './audit-schema.js';
 import { RidGenerator } from './rid.js';
 import { BACKSTOP_PAGES, WalCheckpointer } from './wal-checkpointer.js';
 import { DatabaseOpenError, openProblem } from './database-open-error.js';
+import { GENESIS, canonicalRecord, nextChain } from '../integrity/record-chain.js';
 
 /**
  * The WAL is cut back to this size once a checkpoint has emptied it. A long reader (an export,
@@ -49,8 +50,8 @@ export interface RecordRow {
   details: string | null;
 }
 
-/** Columns an insert binds per row. */
-const COLUMNS = 13;
+/** Columns an insert binds per row: the 13 canonical ones (record-chain.ts), then `chain`. */
+const COLUMNS = 14;
 /** Rows per multi-row INSERT: measured 64 ≈ 32 > 16 ≫ 1 (docs/benchmarks.md). */
 const ROWS_PER_STATEMENT = 32;
 
@@ -104,6 +105,7 @@ export class AuditStore {
   private lastStoredWhen = '';
   private deleteOld: Database.Statement | undefined;
   private readonly checkpointer: WalCheckpointer | null;
+  private chainHead: Database.Statement | undefined;
 
   private constructor(
     readonly file: string,
@@ -127,7 +129,7 @@ export class AuditStore {
     const row = `(${new Array<string>(COLUMNS).fill('?').join(', ')})`;
     return db.prepare(`
       INSERT INTO activity_records (rid, when_ms, who, action, what, location, object_type, data_source,
-                                    plan_name, plan_id, item_name, workstation, details)
+                                    plan_name, plan_id, item_name, workstation, details, chain)
       VALUES ${new Array<string>(rows).fill(row).join(', ')}`);
   }
 
@@ -200,6 +202,10 @@ export class AuditStore {
   private insertRows(records: readonly NewActivityRecord[], stored: ActivityRecord[]): void {
     const many = (this.insertMany ??= AuditStore.prepareInsert(this.connection, ROWS_PER_STATEMENT));
     const args = this.manyArgs;
+    // The chain continues from the newest stored record, read inside this transaction: the
+    // audit API's writer thread inserts through its own connection into the same chain, and
+    // the transaction is IMMEDIATE (see `transaction`), so no other writer moves the head.
+    let chain = this.head();
     let filled = 0;
     for (let i = 0; i < records.length; i++) {
       const record = records[i]!;
@@ -227,6 +233,25 @@ export class AuditStore {
       args[filled + 10] = record.Item?.Name ?? null;
       args[filled + 11] = record.Workstation ?? null;
       args[filled + 12] = details ? JSON.stringify(details) : null;
+      chain = nextChain(
+        chain,
+        canonicalRecord([
+          rid,
+          whenMs,
+          record.Who,
+          record.Action,
+          record.What,
+          record.Where,
+          record.ObjectType,
+          record.DataSource,
+          args[filled + 8] as string | null,
+          args[filled + 9] as string | null,
+          args[filled + 10] as string | null,
+          args[filled + 11] as string | null,
+          args[filled + 12] as string | null,
+        ]),
+      );
+      args[filled + 13] = chain;
       filled += COLUMNS;
       if (filled === args.length) {
         many.run(args);
@@ -237,32 +262,58 @@ export class AuditStore {
     for (let at = 0; at < filled; at += COLUMNS) this.insert.run(args.slice(at, at + COLUMNS));
   }
 
+  /** The chain value of the newest stored record (GENESIS for an empty store). */
+  head(): Buffer {
+    this.chainHead ??= this.connection.prepare('SELECT chain FROM activity_records ORDER BY seq DESC LIMIT 1');
+    const row = this.chainHead.get() as { chain: Buffer | null } | undefined;
+    return row?.chain ?? GENESIS;
+  }
+
   /**
    * Runs `work` in one transaction (nested calls become savepoints): the pipeline commits a
-   * batch of records together with the state derived from them, or none of it.
+   * batch of records together with the state derived from them, or none of it. IMMEDIATE: the
+   * write lock is taken at BEGIN, so reading the chain head and inserting after it cannot
+   * interleave with the other connection's writes (a deferred transaction that read first
+   * would fail with SQLITE_BUSY_SNAPSHOT instead of waiting).
    */
   transaction<T>(work: () => T): T {
     const outermost = !this.db.inTransaction;
-    const result = this.db.transaction(work)();
+    const result = this.db.transaction(work).immediate();
     if (outermost) this.checkpointer?.committed();
     return result;
   }
 
   /**
-   * Deletes up to `limit` records whose time is before `cutoffMs`, oldest first, and returns how
-   * many went. Retention calls it in small batches so no single transaction holds the writer long.
-   * The record with the highest `seq` is always kept: SQLite hands out max(seq)+1 to the next
-   * insert, so deleting the newest row would let a `seq` be used twice, and a continuation mark
-   * saved after it would silently skip the records that reuse it.
+   * Deletes up to `limit` of the oldest records (in `seq` order) whose time is before
+   * `cutoffMs`, and returns how many went. Retention calls it in small batches so no single
+   * transaction holds the writer long. Only a whole prefix of the chain goes (docs/integrity.md):
+   * the deletion stops at the first record still within retention, and `recordDeletion` is
+   * called in the same transaction with the first kept record's `seq` and the chain value of
+   * its deleted predecessor, to be signed as a retention checkpoint. The record with the
+   * highest `seq` is always kept: SQLite hands out max(seq)+1 to the next insert, so deleting
+   * the newest row would let a `seq` be used twice, and a continuation mark saved after it
+   * would silently skip the records that reuse it.
    */
-  deleteOlderThan(cutoffMs: number, limit: number): number {
+  deleteOlderThan(
+    cutoffMs: number,
+    limit: number,
+    recordDeletion?: (firstKeptSeq: number, predecessorChain: Buffer) => void,
+  ): number {
     this.deleteOld ??= this.db.prepare(
-      `DELETE FROM activity_records WHERE seq IN
-         (SELECT seq FROM activity_records
-           WHERE when_ms < ? AND seq < (SELECT max(seq) FROM activity_records)
-           ORDER BY when_ms LIMIT ?)`,
+      `SELECT seq, when_ms, chain FROM activity_records
+        WHERE seq < (SELECT max(seq) FROM activity_records) ORDER BY seq LIMIT ?`,
     );
-    return this.deleteOld.run(cutoffMs, limit).changes;
+    return this.transaction(() => {
+      const oldest = this.deleteOld!.all(limit) as Array<{ seq: number; when_ms: number; chain: Buffer }>;
+      let count = 0;
+      while (count < oldest.length && oldest[count]!.when_ms < cutoffMs) count++;
+      if (count === 0) return 0;
+      const last = oldest[count - 1]!;
+      this.db.prepare('DELETE FROM activity_records WHERE seq <= ?').run(last.seq);
+      const firstKept = this.db.prepare('SELECT min(seq) AS seq FROM activity_records').get() as { seq: number };
+      recordDeletion?.(firstKept.seq, last.chain);
+      return count;
+    });
   }
 
   count(): number {

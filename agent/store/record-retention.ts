@@ -18,6 +18,8 @@ export interface RecordRetentionOptions {
   intervalMs?: number;
   firstRunDelayMs?: number;
   now?: () => number;
+  /** Signs each deletion as a retention checkpoint (docs/integrity.md). */
+  recordDeletion?: (firstKeptSeq: number, predecessorChain: Buffer) => void;
 }
 
 export class RecordRetention {
@@ -59,7 +61,7 @@ export class RecordRetention {
     const batch = this.options.batchSize ?? 1000;
     let total = 0;
     for (;;) {
-      const deleted = this.options.store.deleteOlderThan(cutoff, batch);
+      const deleted = this.options.store.deleteOlderThan(cutoff, batch, this.options.recordDeletion);
       total += deleted;
       if (deleted < batch || this.stopped) break;
       // Let other work (pipeline batches, API reads) run between purge transactions.

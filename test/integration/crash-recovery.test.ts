@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { localHostType } from '../../agent/config/monitoring-schema.js';
-import { collect, REPO_ROOT, spawnVigil, waitForReady } from '../helpers/cli.js';
+import { collect, REPO_ROOT, runVigil, spawnVigil, waitForReady } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { logLines, waitFor } from '../helpers/activity.js';
 
@@ -93,6 +93,10 @@ describe('kill -9 during a burst', () => {
     const integrity = new Database(dbFile, { fileMustExist: true });
     expect(integrity.pragma('integrity_check', { simple: true })).toBe('ok');
     integrity.close();
+    // The record chain continued across the kill (docs/integrity.md): no false alarm, checked
+    // while the restarted agent writes.
+    const verified = await runVigil(['verify', '--data-dir', dataDir]);
+    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
     const rows = fileRecords(db);
     const rids = new Set(rows.map((r) => r.rid));
     for (const record of committedBeforeKill) expect(rids.has(record.rid)).toBe(true);
@@ -109,6 +113,8 @@ describe('kill -9 during a burst', () => {
 
     second.kill('SIGTERM');
     await new Promise((resolve) => second.once('close', resolve));
+    const afterShutdown = await runVigil(['verify', '--data-dir', dataDir]);
+    expect(afterShutdown.code, afterShutdown.stdout + afterShutdown.stderr).toBe(0);
     // The log: whole lines only, one per stored record (the header row aside).
     const logDir = path.join(dataDir, 'logs');
     for (const name of fs.readdirSync(logDir)) {

@@ -55,6 +55,7 @@ export const registeredAgentWriteSchema = agentCreateSchema.meta({ id: 'Register
 /** Fields of the agent resource that a write may not set (400 naming the field). */
 export const AGENT_READ_ONLY = [
   'id',
+  'signingKey',
   'url',
   'platformId',
   'netbiosName',
@@ -97,6 +98,10 @@ export const agentViewSchema = z
     userName: z.string(),
     comment: z.string(),
     status: statusSchema,
+    signingKey: z.strictObject({ publicKey: z.string(), fingerprint: z.string() }).nullable().meta({
+      description:
+        'Read-only. The Ed25519 key that signs the record chain (PEM, and SHA-256 of the raw key); null for a registered agent.',
+    }),
     warnings: detailedOnly(z.array(z.string()), 'Warnings about the agent.'),
     apiServerIpWhitelist: detailedOnly(z.array(z.string()), 'The IP allow-list of the agent and audit APIs.'),
     apiServerMgmtConsole: detailedOnly(z.string(), 'The console managing the agent.'),

@@ -41,6 +41,7 @@ export function registeredAgentView(
     userName: '',
     comment: agent.comment,
     status,
+    signingKey: null,
     warnings: status.type === 'OK' ? [] : [status.summary],
     apiServerIpWhitelist: [],
     apiServerMgmtConsole: '',

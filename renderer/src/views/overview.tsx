@@ -69,6 +69,16 @@ function Endpoints({ status }: { status: ConsoleStatus }) {
       value: status.certificateSha256,
       hint: 'Pin this in clients: the certificate is self-signed',
     },
+    ...(status.signingKeySha256
+      ? [
+          {
+            id: 'signing-key',
+            label: 'Signing key SHA-256',
+            value: status.signingKeySha256,
+            hint: 'Signs the audit trail: keep it to check copies with vigil verify',
+          },
+        ]
+      : []),
   ];
   return (
     <section class="panel" aria-labelledby="connect-title">

@@ -1,0 +1,61 @@
+/**
+ * `vigil verify [--data-dir DIR] [--public-key FILE.pem]` (docs/integrity.md): checks the
+ * audit database's hash chain and signed checkpoints (log file sidecars are not written yet, so
+ * `--logs` is refused). Read-only: runs while the agent writes, and offline on copies taken
+ * elsewhere. Prints a JSON report; exit 0 only when everything checked is intact.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { dataPaths, resolveDataDir } from '../config/data-dir.js';
+import { SIGNING_KEY_FILE } from '../integrity/signing-key.js';
+import { verifyStore } from '../integrity/verify-store.js';
+import type { VerifyReport } from '../integrity/verify-report.js';
+import { EXIT_FAILURE, EXIT_OK, UsageError } from './usage-error.js';
+
+export const VERIFY_USAGE = 'vigil verify [--data-dir DIR] [--public-key FILE.pem]';
+
+function loadPublicKey(file: string | undefined, secretsDir: string | null): crypto.KeyObject | null {
+  if (file !== undefined) return crypto.createPublicKey(fs.readFileSync(file));
+  if (secretsDir === null) return null;
+  try {
+    return crypto.createPublicKey(crypto.createPrivateKey(fs.readFileSync(path.join(secretsDir, SIGNING_KEY_FILE))));
+  } catch {
+    return null;
+  }
+}
+
+export async function runVerifyCommand(argv: string[]): Promise<number> {
+  let values: { 'data-dir'?: string; logs?: string; 'public-key'?: string };
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: { 'data-dir': { type: 'string' }, logs: { type: 'string' }, 'public-key': { type: 'string' } },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}\nusage: ${VERIFY_USAGE}`);
+  }
+  if (values.logs !== undefined)
+    throw new UsageError('--logs: log file sidecars are not written yet (docs/integrity.md)');
+  const paths = dataPaths(resolveDataDir({ flag: values['data-dir'] }));
+  let publicKey: crypto.KeyObject | null;
+  try {
+    publicKey = loadPublicKey(values['public-key'], paths.secrets);
+  } catch (error) {
+    throw new UsageError(`--public-key: not a public key (${(error as Error).message})`);
+  }
+  const report: VerifyReport = { ok: true, verified: [], problems: [] };
+  if (!fs.existsSync(paths.auditDb)) {
+    process.stderr.write(`vigil: no audit database at ${paths.auditDb}\n`);
+    return EXIT_FAILURE;
+  }
+  const store = verifyStore(paths.auditDb, publicKey);
+  report.verified.push(...store.verified);
+  report.problems.push(...store.problems);
+  report.ok = report.problems.length === 0;
+  process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  return report.ok ? EXIT_OK : EXIT_FAILURE;
+}

@@ -1,0 +1,77 @@
+/**
+ * The hash chain over the audit store's records (docs/integrity.md): each record's `chain` is
+ * SHA-256(previous record's chain || canonical record), in commit (`seq`) order; the first
+ * record's predecessor is GENESIS. Defined once here: the store, the schema migration that
+ * chains existing records and `vigil verify` all use it.
+ */
+import crypto from 'node:crypto';
+
+/** The predecessor of the very first record: 32 zero bytes. */
+export const GENESIS: Buffer = Buffer.alloc(32);
+
+/**
+ * The stored columns of a record in a fixed order, as SQLite keeps them (times as UTC
+ * milliseconds, details as their stored JSON text, absent values as null).
+ */
+export type CanonicalValues = readonly [
+  rid: string,
+  whenMs: number,
+  who: string,
+  action: string,
+  what: string,
+  location: string,
+  objectType: string,
+  dataSource: string,
+  planName: string | null,
+  planId: string | null,
+  itemName: string | null,
+  workstation: string | null,
+  details: string | null,
+];
+
+/** The canonical encoding: the values as a JSON array (RFC 8259), UTF-8. */
+export function canonicalRecord(values: CanonicalValues): string {
+  return JSON.stringify(values);
+}
+
+export function nextChain(previous: Buffer, canonical: string): Buffer {
+  return crypto.createHash('sha256').update(previous).update(canonical, 'utf8').digest();
+}
+
+/** The columns of `activity_records` in canonical order, for SELECTs. */
+export const CANONICAL_COLUMNS =
+  'rid, when_ms, who, action, what, location, object_type, data_source, plan_name, plan_id, item_name, workstation, details';
+
+export interface CanonicalRow {
+  rid: string;
+  when_ms: number;
+  who: string;
+  action: string;
+  what: string;
+  location: string;
+  object_type: string;
+  data_source: string;
+  plan_name: string | null;
+  plan_id: string | null;
+  item_name: string | null;
+  workstation: string | null;
+  details: string | null;
+}
+
+export function rowValues(row: CanonicalRow): CanonicalValues {
+  return [
+    row.rid,
+    row.when_ms,
+    row.who,
+    row.action,
+    row.what,
+    row.location,
+    row.object_type,
+    row.data_source,
+    row.plan_name,
+    row.plan_id,
+    row.item_name,
+    row.workstation,
+    row.details,
+  ];
+}
