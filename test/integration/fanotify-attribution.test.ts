@@ -4,7 +4,7 @@
  * through `runuser`, and every event must name the account and program that acted, including
  * a thousand `touch` processes that exit at once. The agent's own writes give no event.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -47,6 +47,7 @@ describe('fanotify attribution (root, real kernel)', () => {
   beforeAll(() => {
     if (skipReason) return;
     for (const user of [alice, bob]) {
+      spawnSync('userdel', [user]); // left over by a run that was killed
       execFileSync('useradd', ['-M', '-s', '/usr/sbin/nologin', user]);
       uid[user] = Number(execFileSync('id', ['-u', user], { encoding: 'utf8' }).trim());
     }
