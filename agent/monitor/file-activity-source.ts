@@ -28,7 +28,7 @@ import { FolderLister, type ListingFs } from './folder-lister.js';
 import { FolderWatchers, type HintListener, type WatchErrorListener } from './folder-watchers.js';
 import { HintBatcher } from './hint-batcher.js';
 import type { LocalAccount } from './local-account.js';
-import { reconcile, startingPoint, type Reconciled } from './reconcile.js';
+import { reconcile, startingPoint, type ReconcileContext, type Reconciled } from './reconcile.js';
 import { realScheduler, type CancelTimer, type Scheduler } from './scheduler.js';
 import { diffSnapshots, type SnapshotDiff } from './snapshot-diff.js';
 
@@ -54,6 +54,8 @@ export interface FileActivitySourceOptions {
   fs?: ListingFs;
   scheduler?: Scheduler;
   watchers?: (onHint: HintListener, onError: WatchErrorListener) => FolderWatchers;
+  /** An attributing source's actors (attributed-file-source.ts). */
+  actorOf?: ReconcileContext['actorOf'];
 }
 
 export class FileActivitySource implements ActivitySource {
@@ -206,7 +208,14 @@ export class FileActivitySource implements ActivitySource {
 
   private reconcile(diff: SnapshotDiff, out: ChangeCollector, byScan: boolean, times: ReadonlyMap<string, number>) {
     const { host, account, coverage } = this.options;
-    const context = { host, account, include: coverage.include, rootOf: (p: string) => this.matcher.rootOf(p) };
+    const { actorOf } = this.options;
+    const context = {
+      host,
+      account,
+      include: coverage.include,
+      rootOf: (p: string) => this.matcher.rootOf(p),
+      actorOf,
+    };
     return reconcile(diff, this.tree, { ...context, byScan, times, now: this.scheduler.now() }, out);
   }
 
