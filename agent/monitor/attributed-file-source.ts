@@ -54,6 +54,9 @@ export class AttributedFileSource implements ActivitySource {
     this.matcher = new CoverageMatcher(options.coverage);
     this.inner = new FileActivitySource({
       ...options,
+      // Every change has its event and losses are reported (overflow): no listing on a hunch.
+      listHintedFolders: false,
+      overflowRisk: Number.POSITIVE_INFINITY,
       watchers: (onHint, onError) => {
         this.onHint = onHint;
         this.onError = onError;

@@ -50,6 +50,7 @@ export interface FileActivitySourceOptions {
   retryMs?: number;
   /** Events between two sweeps above which every folder is listed (inotify queue overflow risk). */
   overflowRisk?: number;
+  listHintedFolders?: boolean;
   /** Tests: another file system, clock or watcher. */
   fs?: ListingFs;
   scheduler?: Scheduler;
@@ -94,6 +95,7 @@ export class FileActivitySource implements ActivitySource {
       maxDelayMs: options.maxDelayMs ?? 1000,
       sweepMs: options.sweepMs ?? 1000,
       overflowRisk: options.overflowRisk ?? 4096,
+      listHintedFolders: options.listHintedFolders ?? true,
       onDue: () => void this.serial(() => this.flush()),
       onSweep: (folders) => this.sweep(folders === 'all' ? this.tree.folders() : folders),
     });
@@ -153,7 +155,7 @@ export class FileActivitySource implements ActivitySource {
     await this.work;
   }
 
-  /** Runs a full reconciling scan now (also used by tests and the periodic timer). */
+  /** A full reconciling scan now (tests, the periodic timer). */
   rescan(): Promise<void> {
     return this.serial(() => this.fullScan());
   }
@@ -351,6 +353,4 @@ export class FileActivitySource implements ActivitySource {
   }
 }
 
-function diffCount(diff: SnapshotDiff): number {
-  return diff.added.length + diff.removed.length + diff.modified.length + diff.renamed.length;
-}
+const diffCount = (d: SnapshotDiff): number => d.added.length + d.removed.length + d.modified.length + d.renamed.length;
