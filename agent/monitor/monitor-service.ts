@@ -15,7 +15,7 @@ import type { Logger } from '../log/logger.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
 import type { MonitorStateTable } from '../store/monitor-state.js';
 import type { StatusRegistry } from '../status/status-registry.js';
-import type { ActivitySource } from './activity-source.js';
+import type { ActivitySource, Attribution } from './activity-source.js';
 import { AttributedFileSource } from './attributed-file-source.js';
 import { normaliseCoverage } from './coverage.js';
 import { canAttribute, type AttributionProbe } from './fanotify/can-attribute.js';
@@ -87,6 +87,13 @@ export class MonitorService {
   /** The running source of a host (tests and benchmarks). */
   source(hostId: string): ActivitySource | undefined {
     return this.running.get(hostId)?.source;
+  }
+
+  /** `none` when any running host cannot name actors, `process` when all can, null when none runs. */
+  attribution(): Attribution | null {
+    const all = [...this.running.values()].map(({ source }) => source.status().attribution);
+    if (all.length === 0) return null;
+    return all.includes('none') ? 'none' : 'process';
   }
 
   async stop(): Promise<void> {
