@@ -14,6 +14,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningAgent } from '../../agent/agent.js';
 import { canAttribute } from '../../agent/monitor/fanotify/can-attribute.js';
 import { logLines, monitorFolders, records, TEST_TIMINGS, waitFor, type RecordRow } from '../helpers/activity.js';
+import type { HostView } from '../../shared/console-api.js';
+import { startAgentProcess, type AgentProcess } from '../helpers/agent-process.js';
 import { call } from '../helpers/resource-client.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 
@@ -153,4 +155,57 @@ describe('attributed file activity (root, real agent)', () => {
     expect(body['attribution']).toBe('process');
     expect(body['attributionReason']).toBeUndefined();
   });
+});
+
+describe('without CAP_SYS_ADMIN (an agent run by an ordinary account)', () => {
+  const carol = `vgpc${suffix}`;
+  let created = false;
+  let agent: AgentProcess | null = null;
+
+  beforeAll(() => {
+    if (skipReason) return;
+    spawnSync('userdel', [carol]);
+    execFileSync('useradd', ['-M', '-s', '/usr/sbin/nologin', carol]);
+    created = true;
+  });
+
+  afterAll(async () => {
+    await agent?.stop();
+    if (created) execFileSync('userdel', [carol]);
+  });
+
+  beforeEach((ctx) => {
+    if (skipReason) ctx.skip(skipReason);
+  });
+
+  it('uses the folder watcher, says attribution none with the reason, and still records', async () => {
+    const owned = (prefix: string): string => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+      execFileSync('chown', [carol, dir]);
+      return dir;
+    };
+    const dataDir = owned('vigil-unprivileged-data-');
+    const watched = owned('vigil-unprivileged-watched-');
+    agent = await startAgentProcess({ dataDir, runAs: carol, env: { HOME: owned('vigil-unprivileged-home-') } });
+    const hosts = JSON.parse((await agent.console({ path: '/api/hosts' })).text) as HostView[];
+    const added = await agent.console({
+      method: 'POST',
+      path: `/api/hosts/${hosts[0]!.id}/folders`,
+      body: { path: watched },
+    });
+    expect(added.status).toBe(201);
+    const host = JSON.parse(added.text) as HostView;
+    expect(host.attribution).toBe('none');
+    expect(host.attributionReason).toMatch(/CAP_SYS_ADMIN|capab|permission|not permitted/i);
+
+    fs.writeFileSync(path.join(watched, 'plain.txt'), 'still recorded\n');
+    const line = await waitFor(
+      () => logLines(dataDir).find((l) => l.includes(path.join(watched, 'plain.txt'))),
+      (l) => l !== undefined,
+      20_000,
+      'the log line of plain.txt',
+    );
+    expect(line!.split('\t')[8]).toBe(`${os.hostname()}\\${carol}`); // Who: the agent's account
+    fs.rmSync(watched, { recursive: true, force: true });
+  }, 60_000);
 });
