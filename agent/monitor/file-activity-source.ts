@@ -209,16 +209,10 @@ export class FileActivitySource implements ActivitySource {
   }
 
   private reconcile(diff: SnapshotDiff, out: ChangeCollector, byScan: boolean, times: ReadonlyMap<string, number>) {
-    const { host, account, coverage } = this.options;
-    const { actorOf } = this.options;
-    const context = {
-      host,
-      account,
-      include: coverage.include,
-      rootOf: (p: string) => this.matcher.rootOf(p),
-      actorOf,
-    };
-    return reconcile(diff, this.tree, { ...context, byScan, times, now: this.scheduler.now() }, out);
+    const { host, account, coverage, actorOf } = this.options;
+    const rootOf = (p: string) => this.matcher.rootOf(p);
+    const context = { host, account, include: coverage.include, rootOf, actorOf, byScan, times };
+    return reconcile(diff, this.tree, { ...context, now: this.scheduler.now() }, out);
   }
 
   private afterReconcile(done: Reconciled): void {
