@@ -33,6 +33,11 @@ export interface ActivityOptions {
   syslog?: OutputManagerOptions['syslog'];
   pipeline?: Pick<PipelineOptions, 'maxQueuedItems' | 'maxBatchItems'>;
   retention?: { firstRunDelayMs?: number; intervalMs?: number };
+  /**
+   * `off`: the folder watcher even where actors could be named. For an agent running inside a
+   * test process, whose own file I/O fanotify never reports (docs/attribution.md).
+   */
+  attribution?: 'auto' | 'off';
 }
 
 export interface ActivityServices {
@@ -145,6 +150,9 @@ export async function startActivityPipeline(start: ActivityStartOptions): Promis
     log: log.child('monitor'),
     alwaysExclude: [paths.root],
     ...(tuning.sourceTimings ? { sourceTimings: tuning.sourceTimings } : {}),
+    ...(tuning.attribution === 'off'
+      ? { canAttribute: () => ({ ok: false as const, reason: 'turned off for this agent' }) }
+      : {}),
   });
   monitor.start();
 

@@ -20,6 +20,8 @@ export interface AgentStatusSource {
   readonly todayCount: number | null;
   readonly issue: AgentIssue | null;
   readonly canPause: boolean;
+  /** Whether file records name the actor (docs/attribution.md); null when the agent cannot say. */
+  readonly attribution: 'process' | 'none' | null;
   /** Pauses or resumes monitoring; rejects when the agent cannot (canPause false). */
   setPaused(paused: boolean): Promise<void>;
   /** Called when any of the above may have changed. Returns the unsubscribe function. */
@@ -35,6 +37,7 @@ export interface MonitoringCapability {
   pause?(): Promise<void>;
   resume?(): Promise<void>;
   todayCount?(): number;
+  attribution?(): 'process' | 'none' | null;
   /** The current issue (disk quota reached, watcher failure...), or null. */
   issue?(): AgentIssue | null;
   onChange?(listener: () => void): () => void;
@@ -70,6 +73,10 @@ export function statusSourceFor(agent: object): AgentStatusSource {
       if (!m || !isFunction(m.todayCount)) return null;
       const n = m.todayCount();
       return Number.isFinite(n) && n >= 0 ? n : null;
+    },
+    get attribution() {
+      const value = m && isFunction(m.attribution) ? m.attribution() : null;
+      return value === 'process' || value === 'none' ? value : null;
     },
     canPause,
     async setPaused(paused: boolean) {

@@ -27,7 +27,13 @@ export function snapshotOf(
     phase: host.phase,
     failure: host.failure?.message ?? null,
     monitoring: status
-      ? { state: status.state, todayCount: status.todayCount, issue: status.issue, canPause: status.canPause }
+      ? {
+          state: status.state,
+          todayCount: status.todayCount,
+          issue: status.issue,
+          canPause: status.canPause,
+          attribution: status.attribution,
+        }
       : null,
     openAtLogin: loginItem.isEnabled(),
   };

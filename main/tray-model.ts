@@ -16,6 +16,8 @@ export interface TraySnapshot {
     todayCount: number | null;
     issue: AgentIssue | null;
     canPause: boolean;
+    /** `none`: file records cannot name who acted (docs/attribution.md); the tooltip says so. */
+    attribution?: 'process' | 'none' | null;
   } | null;
   /** null where start at login is not available. */
   openAtLogin: boolean | null;
@@ -75,7 +77,9 @@ function countLine(count: number | null | undefined): string | null {
 export const TOOLTIP_MAX = 127;
 
 export function trayTooltip(s: TraySnapshot): string {
-  const parts = ['Vigil', stateLine(s), countLine(s.phase === 'running' ? s.monitoring?.todayCount : null)];
+  const running = s.phase === 'running';
+  const unattributed = running && s.monitoring?.attribution === 'none' ? 'no actor attribution' : null;
+  const parts = ['Vigil', stateLine(s), countLine(running ? s.monitoring?.todayCount : null), unattributed];
   const text = parts.filter((p): p is string => p !== null).join(' · ');
   return text.length <= TOOLTIP_MAX ? text : `${text.slice(0, TOOLTIP_MAX - 1)}…`;
 }

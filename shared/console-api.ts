@@ -181,6 +181,9 @@ export interface HostView {
   receivedCount: number;
   lastEventTime: string | null;
   droppedCount: number;
+  /** `process`: records name the acting account and program; `none`: they cannot (docs/attribution.md). */
+  attribution: 'process' | 'none';
+  attributionReason?: string;
 }
 
 /**

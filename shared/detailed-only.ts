@@ -10,6 +10,7 @@ export const HOST_DETAILED_ONLY = [
   'includePaths',
   'excludePaths',
   'rescanIntervalMinutes',
+  'monitorReads',
   'statusHistoryUrl',
 ] as const;
 

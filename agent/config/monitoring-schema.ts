@@ -58,6 +58,8 @@ export const hostSchema = z.strictObject({
    * watcher event was lost; 0 turns them off. Scans also run at start-up and on watcher errors.
    */
   rescanIntervalMinutes: z.number().int().min(0).max(10_080).default(60),
+  /** Read records (at most one per process and file a minute) where actors are named (docs/attribution.md). */
+  monitorReads: z.boolean().default(false),
   comment: z.string().max(2000).default(''),
 });
 export type HostSettings = z.infer<typeof hostSchema>;

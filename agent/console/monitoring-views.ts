@@ -26,6 +26,7 @@ export function hostViews(settings: Readonly<Settings>, status: StatusRegistry):
       receivedCount: runtime?.stats.receivedCount ?? 0,
       lastEventTime: runtime?.stats.lastEventTime ?? null,
       droppedCount: runtime?.stats.droppedCount ?? 0,
+      ...(status.hostAttribution(host.id) ?? { attribution: 'none', attributionReason: 'not running' }),
     };
   });
 }

@@ -63,6 +63,7 @@ export function firstRunMonitoring(home: string, hostname: string): FirstRunMoni
     includePaths: defaultMonitoredFolders(home),
     excludePaths: [],
     rescanIntervalMinutes: 60,
+    monitorReads: false,
     comment: 'Created on first run: the user folders of the account running the agent.',
   };
   const output: OutputSettings = {

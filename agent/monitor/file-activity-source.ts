@@ -28,7 +28,7 @@ import { FolderLister, type ListingFs } from './folder-lister.js';
 import { FolderWatchers, type HintListener, type WatchErrorListener } from './folder-watchers.js';
 import { HintBatcher } from './hint-batcher.js';
 import type { LocalAccount } from './local-account.js';
-import { reconcile, startingPoint, type Reconciled } from './reconcile.js';
+import { reconcile, startingPoint, type ReconcileContext, type Reconciled } from './reconcile.js';
 import { realScheduler, type CancelTimer, type Scheduler } from './scheduler.js';
 import { diffSnapshots, type SnapshotDiff } from './snapshot-diff.js';
 
@@ -50,10 +50,13 @@ export interface FileActivitySourceOptions {
   retryMs?: number;
   /** Events between two sweeps above which every folder is listed (inotify queue overflow risk). */
   overflowRisk?: number;
+  listHintedFolders?: boolean;
   /** Tests: another file system, clock or watcher. */
   fs?: ListingFs;
   scheduler?: Scheduler;
   watchers?: (onHint: HintListener, onError: WatchErrorListener) => FolderWatchers;
+  /** An attributing source's actors (attributed-file-source.ts). */
+  actorOf?: ReconcileContext['actorOf'];
 }
 
 export class FileActivitySource implements ActivitySource {
@@ -92,6 +95,7 @@ export class FileActivitySource implements ActivitySource {
       maxDelayMs: options.maxDelayMs ?? 1000,
       sweepMs: options.sweepMs ?? 1000,
       overflowRisk: options.overflowRisk ?? 4096,
+      listHintedFolders: options.listHintedFolders ?? true,
       onDue: () => void this.serial(() => this.flush()),
       onSweep: (folders) => this.sweep(folders === 'all' ? this.tree.folders() : folders),
     });
@@ -151,7 +155,7 @@ export class FileActivitySource implements ActivitySource {
     await this.work;
   }
 
-  /** Runs a full reconciling scan now (also used by tests and the periodic timer). */
+  /** A full reconciling scan now (tests, the periodic timer). */
   rescan(): Promise<void> {
     return this.serial(() => this.fullScan());
   }
@@ -205,9 +209,10 @@ export class FileActivitySource implements ActivitySource {
   }
 
   private reconcile(diff: SnapshotDiff, out: ChangeCollector, byScan: boolean, times: ReadonlyMap<string, number>) {
-    const { host, account, coverage } = this.options;
-    const context = { host, account, include: coverage.include, rootOf: (p: string) => this.matcher.rootOf(p) };
-    return reconcile(diff, this.tree, { ...context, byScan, times, now: this.scheduler.now() }, out);
+    const { host, account, coverage, actorOf } = this.options;
+    const rootOf = (p: string) => this.matcher.rootOf(p);
+    const context = { host, account, include: coverage.include, rootOf, actorOf, byScan, times };
+    return reconcile(diff, this.tree, { ...context, now: this.scheduler.now() }, out);
   }
 
   private afterReconcile(done: Reconciled): void {
@@ -342,6 +347,4 @@ export class FileActivitySource implements ActivitySource {
   }
 }
 
-function diffCount(diff: SnapshotDiff): number {
-  return diff.added.length + diff.removed.length + diff.modified.length + diff.renamed.length;
-}
+const diffCount = (d: SnapshotDiff): number => d.added.length + d.removed.length + d.modified.length + d.renamed.length;

@@ -1,10 +1,12 @@
 /**
  * Normalisation: a change the watcher or a scan found becomes an activity record in the shape
- * of DESIGN.md §6 (What the full path, Who the agent's account, DataSource `File System`,
- * MonitoringPlan the host, Item the monitored folder it happened under).
+ * of docs/activity-pipeline.md (What the full path, Who the agent's account or, from an
+ * attributing source, the actor (docs/attribution.md), DataSource `File System`, MonitoringPlan
+ * the host, Item the monitored folder it happened under).
  */
 import { DataSources, formatWhen, type ActivityDetail, type FileAction } from '../../shared/activity-record.js';
 import type { FileActivity, PipelineItem } from '../pipeline/pipeline-item.js';
+import { UNKNOWN_ACTOR, type Actor } from './actor.js';
 import type { LocalAccount } from './local-account.js';
 
 export interface FileChange {
@@ -21,6 +23,11 @@ export interface FileChange {
   byScan?: boolean;
   sizeBefore?: number;
   sizeAfter?: number;
+  /**
+   * From an attributing source: who acted, or null when nobody can be named (found by a scan,
+   * or the process could not be resolved). Absent from the watcher: Who is the agent's account.
+   */
+  actor?: Actor | null;
 }
 
 export interface MonitoredHost {
@@ -54,10 +61,12 @@ export function fileChangeToItem(change: FileChange, host: MonitoredHost, accoun
     (details ??= []).push({ PropertyName: 'Size', Before: String(change.sizeBefore), After: String(change.sizeAfter) });
   }
   if (change.byScan) (details ??= []).push({ PropertyName: 'Detection', Message: SCAN_MESSAGE });
+  const actor = change.actor;
+  if (actor) (details ??= []).push(...actorDetails(actor));
   // Built as literals with optional fields added after: a spread inside a literal sends V8
   // (Node 20) down a slow copying path that costs more than the rest of this function.
   const record: PipelineItem['record'] = {
-    Who: account.who,
+    Who: actor === undefined ? account.who : (actor?.who ?? UNKNOWN_ACTOR),
     Action: change.action,
     What: what,
     When: whenOf(change.timeMs),
@@ -75,6 +84,17 @@ export function fileChangeToItem(change: FileChange, host: MonitoredHost, accoun
     path: change.path,
   };
   if (change.newPath !== undefined) file.newPath = change.newPath;
+  if (actor !== undefined) file.uid = actor?.uid ?? null;
+  if (actor?.exe) file.process = actor.exe;
   const item: PipelineItem = { record, timeMs: change.timeMs, hostId: host.id, file };
   return item;
+}
+
+/** Process, Process ID and, after sudo or su, Login user (docs/attribution.md). */
+export function actorDetails(actor: Actor): ActivityDetail[] {
+  const out: ActivityDetail[] = [];
+  if (actor.exe) out.push({ PropertyName: 'Process', Message: actor.exe });
+  out.push({ PropertyName: 'Process ID', Message: String(actor.pid) });
+  if (actor.loginWho && actor.loginWho !== actor.who) out.push({ PropertyName: 'Login user', Message: actor.loginWho });
+  return out;
 }

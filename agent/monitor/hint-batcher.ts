@@ -22,6 +22,12 @@ export interface HintBatcherOptions {
   sweepMs: number;
   overflowRisk: number;
   maxPending?: number;
+  /**
+   * false: a hint that names a file does not get its folder listed again. For events that name
+   * every change and report their own losses (fanotify, docs/attribution.md): listing then
+   * would only race the events still on their way, and find their changes without an actor.
+   */
+  listHintedFolders?: boolean;
   /** A batch is due: the owner takes it with `take()`. */
   onDue: () => void;
   /** Activity went quiet: list these folders again (`all`: every folder). */
@@ -67,7 +73,7 @@ export class HintBatcher {
     this.hints++;
     this.hintsSinceSweep++;
     const now = this.o.scheduler.now();
-    this.dirty.add(dir);
+    if (name === null || this.o.listHintedFolders !== false) this.dirty.add(dir);
     if (name !== null) {
       const p = path.join(dir, name);
       if (!this.pending.has(p)) this.pending.set(p, now);

@@ -15,8 +15,10 @@ import type { Logger } from '../log/logger.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
 import type { MonitorStateTable } from '../store/monitor-state.js';
 import type { StatusRegistry } from '../status/status-registry.js';
-import type { ActivitySource } from './activity-source.js';
+import type { ActivitySource, Attribution } from './activity-source.js';
+import { AttributedFileSource } from './attributed-file-source.js';
 import { normaliseCoverage } from './coverage.js';
+import { canAttribute, type AttributionProbe } from './fanotify/can-attribute.js';
 import { FileActivitySource, type FileActivitySourceOptions } from './file-activity-source.js';
 import type { LocalAccount } from './local-account.js';
 
@@ -31,6 +33,8 @@ export interface MonitorServiceOptions {
   alwaysExclude: string[];
   /** Timing overrides for tests. */
   sourceTimings?: Pick<FileActivitySourceOptions, 'settleMs' | 'maxDelayMs' | 'sweepMs' | 'retryMs' | 'overflowRisk'>;
+  /** Whether sources can name the actor (docs/attribution.md); tests may say no. */
+  canAttribute?: () => AttributionProbe;
 }
 
 interface Running {
@@ -40,7 +44,8 @@ interface Running {
 
 /** What, when changed, needs the source restarted (comment and the like do not). */
 function sourceKey(host: HostSettings): string {
-  return JSON.stringify([host.name, host.includePaths, host.excludePaths, host.rescanIntervalMinutes]);
+  const { name, includePaths, excludePaths, rescanIntervalMinutes, monitorReads } = host;
+  return JSON.stringify([name, includePaths, excludePaths, rescanIntervalMinutes, monitorReads]);
 }
 
 export class MonitorService {
@@ -49,6 +54,7 @@ export class MonitorService {
   private unsubscribe: (() => void) | null = null;
   private stopped = false;
   private pausedNow = false;
+  private probe: AttributionProbe | null = null;
 
   constructor(private readonly o: MonitorServiceOptions) {}
 
@@ -83,6 +89,13 @@ export class MonitorService {
     return this.running.get(hostId)?.source;
   }
 
+  /** `none` when any running host cannot name actors, `process` when all can, null when none runs. */
+  attribution(): Attribution | null {
+    const all = [...this.running.values()].map(({ source }) => source.status().attribution);
+    if (all.length === 0) return null;
+    return all.includes('none') ? 'none' : 'process';
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     this.unsubscribe?.();
@@ -99,7 +112,7 @@ export class MonitorService {
 
   private async reconcile(settings: Settings, initial: boolean): Promise<void> {
     if (this.stopped) return;
-    const { state, pipeline, status } = this.o;
+    const { state, status } = this.o;
     const paused = this.pausedNow;
     const wanted = new Map(settings.hosts.filter((h) => h.enabled && !paused).map((h) => [h.id, h]));
 
@@ -122,19 +135,49 @@ export class MonitorService {
 
     for (const [id, host] of wanted) {
       if (this.running.has(id) || this.stopped) continue;
-      const source = new FileActivitySource({
-        host,
-        coverage: normaliseCoverage(host.includePaths, [...host.excludePaths, ...this.o.alwaysExclude]),
-        pipeline,
-        state,
-        status,
-        account: this.o.account,
-        log: this.o.log,
-        ...this.o.sourceTimings,
-      });
+      const source = await this.startSource(host);
       this.running.set(id, { key: sourceKey(host), source });
-      await source.start().catch(() => undefined); // the source reports its own failure in its status
     }
+  }
+
+  /**
+   * The actor-aware source where this process can name actors, else the watcher; if the
+   * kernel refuses the watch at start, the watcher after all, with the reason.
+   */
+  private async startSource(host: HostSettings): Promise<ActivitySource> {
+    this.probe ??= (this.o.canAttribute ?? canAttribute)();
+    const options: FileActivitySourceOptions = {
+      host,
+      coverage: normaliseCoverage(host.includePaths, [...host.excludePaths, ...this.o.alwaysExclude]),
+      pipeline: this.o.pipeline,
+      state: this.o.state,
+      status: this.o.status,
+      account: this.o.account,
+      log: this.o.log,
+      ...this.o.sourceTimings,
+    };
+    let reason = this.probe.ok ? '' : this.probe.reason;
+    if (this.probe.ok) {
+      const attributed = new AttributedFileSource(options);
+      const failed = await attributed.start().then(
+        () => null,
+        (error: Error) => error,
+      );
+      if (!failed) return this.started(attributed);
+      await attributed.stop();
+      reason = `fanotify watch failed: ${failed.message}`;
+      this.o.log.warn('actor attribution unavailable; using the folder watcher', { host: host.name, reason });
+    }
+    const watcher = new FileActivitySource(options);
+    await watcher.start().catch(() => undefined); // the source reports its own failure in its status
+    return this.started(watcher, reason);
+  }
+
+  private started(source: ActivitySource, reason?: string): ActivitySource {
+    const { attribution, attributionReason } = source.status();
+    const why = reason || attributionReason;
+    this.o.status.setHostAttribution(source.hostId, { attribution, ...(why ? { attributionReason: why } : {}) });
+    return source;
   }
 
   private async forget(hostId: string, settings: Settings): Promise<void> {

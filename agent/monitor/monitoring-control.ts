@@ -86,6 +86,11 @@ export class MonitoringControl {
     await applied;
   }
 
+  /** Whether file records name the actor (the tray says when they cannot). */
+  attribution(): 'process' | 'none' | null {
+    return this.deps.monitor.attribution();
+  }
+
   /** Activity records of today (local calendar day). */
   todayCount(): number {
     return this.deps.today.value();

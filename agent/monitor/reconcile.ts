@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import type { SnapshotEntry } from '../store/monitor-state.js';
+import type { Actor } from './actor.js';
 import type { ChangeCollector } from './change-collector.js';
 import { fileChangeToItem, type FileChange, type MonitoredHost } from './file-change.js';
 import type { FileTree } from './file-tree.js';
@@ -24,6 +25,11 @@ export interface ReconcileContext {
   /** When each path was first named by an event; others get `now`. */
   times: ReadonlyMap<string, number>;
   now: number;
+  /**
+   * From an attributing source: who made a change its events reported. A change without one
+   * was found by listing (a sweep, a rescan), so it is recorded as found by a scan, `unknown`.
+   */
+  actorOf?: (change: Pick<FileChange, 'action' | 'path' | 'newPath'>) => Actor | undefined;
 }
 
 /** What the caller does after a reconcile: watchers first, then listings. */
@@ -47,6 +53,11 @@ export function reconcile(diff: SnapshotDiff, tree: FileTree, ctx: ReconcileCont
     const root = ctx.rootOf(change.newPath ?? change.path) ?? ctx.include[0] ?? '';
     const timeMs = ctx.times.get(timePath) ?? ctx.now;
     const full: FileChange = { ...change, timeMs, root, ...(ctx.byScan ? { byScan: true } : {}) };
+    if (ctx.actorOf) {
+      const actor = ctx.byScan ? undefined : ctx.actorOf(change);
+      full.actor = actor ?? null;
+      if (actor === undefined) full.byScan = true;
+    }
     out.record(fileChangeToItem(full, ctx.host, ctx.account));
     result.changes++;
   };

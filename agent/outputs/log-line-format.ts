@@ -4,13 +4,14 @@
  *
  *   1 Time (UTC)     `YYYY-MM-DDTHH:MM:SS.mmmZ`
  *   2 Host           the machine (the record's Where)
- *   3 User ID        numeric user id of the account (POSIX), empty on Windows
+ *   3 User ID        numeric user id of the actor (docs/attribution.md), else of the agent's
+ *                    account (POSIX); empty on Windows
  *   4 Operation      Add, Del, Ren (Renamed and Moved) or Upd
  *   5 Object Type    FILE or FOLD
  *   6 Path           the path (before, for Ren)
  *   7 Rename Path    the path after, for Ren; else empty
- *   8 Process or IP  empty: a file watcher cannot tell
- *   9 User Name      `HOST\user`
+ *   8 Process or IP  the actor's executable; empty when the source cannot tell (a watcher)
+ *   9 User Name      `HOST\user`: the record's Who
  *
  * A backslash inside a value is written `\\`, so `C:\dir` is `C:\\dir` and `HOST\user` is
  * `HOST\\user`: that is what keeps a literal backslash-n in a POSIX file name apart from an
@@ -31,6 +32,7 @@ const OPERATION: Record<string, string> = {
   Renamed: 'Ren',
   Moved: 'Ren',
   Modified: 'Upd',
+  Read: 'Read',
 };
 
 const ESCAPES: Record<string, string> = {
@@ -81,7 +83,7 @@ export function tsvLine(item: StoredItem, userId: number | null): string {
     '\t' +
     lastWhereField +
     '\t' +
-    (userId === null ? '' : String(userId)) +
+    uidField(file?.uid === undefined ? userId : file.uid) +
     '\t' +
     operation +
     '\t' +
@@ -90,10 +92,16 @@ export function tsvLine(item: StoredItem, userId: number | null): string {
     tsvField(file?.path ?? record.What) +
     '\t' +
     tsvField(file?.newPath ?? '') +
-    '\t\t' +
+    '\t' +
+    (file?.process === undefined ? '' : tsvField(file.process)) +
+    '\t' +
     lastWhoField +
     '\n'
   );
+}
+
+function uidField(uid: number | null): string {
+  return uid === null ? '' : String(uid);
 }
 
 export function jsonLine(item: StoredItem): string {

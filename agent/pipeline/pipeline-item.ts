@@ -5,12 +5,17 @@
 import type { ActivityRecord, FileAction, NewActivityRecord } from '../../shared/activity-record.js';
 
 export interface FileActivity {
-  operation: FileAction;
+  /** `Read` only from an attributing source with `monitorReads` on (docs/attribution.md). */
+  operation: FileAction | 'Read';
   objectType: 'File' | 'Folder';
   /** The path; for Renamed and Moved, the path before. */
   path: string;
   /** For Renamed and Moved: the path after. */
   newPath?: string;
+  /** From an attributing source, the acting uid (null: unknown): the log files' User ID. */
+  uid?: number | null;
+  /** The acting executable, when known: the log files' Process or IP. */
+  process?: string;
 }
 
 export interface PipelineItem {

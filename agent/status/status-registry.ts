@@ -22,6 +22,10 @@ export interface HostStats {
   lastEventTime: string | null;
   /** Changes that could not be recorded (none in normal operation). */
   droppedCount: number;
+  /** Records whose actor could not be resolved (`Who` `unknown`, docs/attribution.md). */
+  unattributedCount: number;
+  /** Kernel event queue overflows, each followed by a folder scan. */
+  overflowCount: number;
 }
 
 export interface OutputStats {
@@ -72,7 +76,20 @@ class RuntimeEntry<S> {
   }
 }
 
-const newHostStats = (): HostStats => ({ receivedAt: null, receivedCount: 0, lastEventTime: null, droppedCount: 0 });
+const newHostStats = (): HostStats => ({
+  receivedAt: null,
+  receivedCount: 0,
+  lastEventTime: null,
+  droppedCount: 0,
+  unattributedCount: 0,
+  overflowCount: 0,
+});
+
+/** Whether a host's records name the actor (the host resource's `attribution`). */
+export interface HostAttribution {
+  attribution: 'process' | 'none';
+  attributionReason?: string;
+}
 const newOutputStats = (): OutputStats => ({
   reportedAt: null,
   reportedCount: 0,
@@ -90,6 +107,7 @@ export class StatusRegistry {
   private readonly hosts = new Map<string, RuntimeEntry<HostStats>>();
   private readonly outputs = new Map<string, RuntimeEntry<OutputStats>>();
   private readonly listeners = new Set<StatusListener>();
+  private readonly attributions = new Map<string, HostAttribution>();
 
   constructor(private readonly now: () => Date = () => new Date()) {}
 
@@ -109,6 +127,15 @@ export class StatusRegistry {
   setOutputStatus(id: string, type: StatusType, summary: string, details = ''): void {
     const entry = this.outputEntry(id);
     if (entry.set(type, summary, details, this.now())) this.emit('output', id, entry.status);
+  }
+
+  /** Set by a host's running source when it starts. */
+  setHostAttribution(id: string, attribution: HostAttribution): void {
+    this.attributions.set(id, attribution);
+  }
+
+  hostAttribution(id: string): HostAttribution | undefined {
+    return this.attributions.get(id);
   }
 
   hostStats(id: string): HostStats {
@@ -136,6 +163,7 @@ export class StatusRegistry {
 
   forgetHost(id: string): void {
     this.hosts.delete(id);
+    this.attributions.delete(id);
   }
 
   forgetOutput(id: string): void {

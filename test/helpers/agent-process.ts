@@ -30,6 +30,8 @@ export interface AgentProcessOptions {
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
   env?: NodeJS.ProcessEnv;
   readyTimeoutMs?: number;
+  /** Runs the agent as this account (`runuser -u`); its data dir and HOME must be its own. */
+  runAs?: string;
 }
 
 export interface AgentProcess {
@@ -68,7 +70,9 @@ export async function startAgentProcess(options: AgentProcessOptions = {}): Prom
     fs.mkdirSync(dataDir, { recursive: true });
     fs.writeFileSync(settingsFile, JSON.stringify(options.settings));
   }
-  const child = spawn(process.execPath, [ENTRY, 'agent', '--data-dir', dataDir, ...FREE_PORTS], {
+  const command = [process.execPath, ENTRY, 'agent', '--data-dir', dataDir, ...FREE_PORTS];
+  const [file, ...args] = options.runAs ? ['runuser', '-u', options.runAs, '--', ...command] : command;
+  const child = spawn(file!, args, {
     cwd: REPO_ROOT,
     env: { ...process.env, HOME: emptyHome(), VIGIL_LOG_LEVEL: options.logLevel ?? 'info', ...options.env },
     stdio: ['ignore', 'pipe', options.stderr ?? 'pipe'],

@@ -4,6 +4,9 @@
  *
  * A test sees what the tray app sees (`RunningAgent`) and, beside it, the parts inside
  * (`AgentInternals`: settings, stores, services) that product code never reaches into.
+ *
+ * Actor attribution is off unless `activity.attribution` says `auto`: fanotify never reports
+ * the agent's own process, and here the test that writes the files is that process.
  */
 import { launchAgent, type AgentInternals, type AgentOptions, type RunningAgent } from '../../agent/agent.js';
 import { silentLogger } from '../../agent/log/logger.js';
@@ -17,7 +20,7 @@ export async function startTestAgent(options: Partial<AgentOptions> = {}): Promi
     ports: { api: 0, audit: 0, console: 0, ...options.ports },
     log: options.log ?? silentLogger,
     firstRunHome: options.firstRunHome ?? makeTempDir('vigil-home-'),
-    ...(options.activity ? { activity: options.activity } : {}),
+    activity: { attribution: 'off', ...options.activity },
     ...(options.version ? { version: options.version } : {}),
     ...(options.now ? { now: options.now } : {}),
     ...(options.changeRecorder ? { changeRecorder: options.changeRecorder } : {}),

@@ -24,6 +24,9 @@ class Monitoring implements Required<MonitoringCapability> {
   todayCount() {
     return this.count;
   }
+  attribution() {
+    return 'none' as const;
+  }
   issue() {
     return this.current;
   }
@@ -57,6 +60,9 @@ describe('statusSourceFor', () => {
       expect(status.issue).toBeNull();
       // The first run records that it added the local host: one record today.
       expect(status.todayCount).toBe(1);
+      // A test agent runs the folder watcher (docs/attribution.md): its records name no actor.
+      await agent.activity.monitor.ready();
+      expect(status.attribution).toBe('none');
       let changes = 0;
       const unsubscribe = status.onChange(() => (changes += 1));
       await status.setPaused(true);

@@ -115,6 +115,13 @@ describe('tray menu model', () => {
     });
   });
 
+  it('says "no actor attribution" when file records cannot name who acted, and nothing when they can', () => {
+    const withAttribution = (attribution: 'process' | 'none') =>
+      trayTooltip({ ...running, monitoring: { ...running.monitoring!, attribution } });
+    expect(withAttribution('none')).toBe('Vigil · Running · 1,234 records today · no actor attribution');
+    expect(withAttribution('process')).toBe('Vigil · Running · 1,234 records today');
+  });
+
   it('says "1 record", and keeps tooltips within the Windows limit', () => {
     expect(trayTooltip({ ...running, monitoring: { ...running.monitoring!, todayCount: 1 } })).toBe(
       'Vigil · Running · 1 record today',

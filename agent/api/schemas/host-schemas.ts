@@ -36,6 +36,10 @@ export const hostWriteSchema = z
       .max(10_080)
       .default(60)
       .meta({ description: 'Minutes between full reconciling scans; 0 = only at start-up.' }),
+    monitorReads: z.boolean().default(false).meta({
+      description:
+        'Record reads (Action Read), at most one per process and file a minute; only where actors are named (attribution process).',
+    }),
     comment: z.string().max(2000).default(''),
   })
   .meta({ id: 'HostWrite' });
@@ -62,6 +66,8 @@ export const HOST_READ_ONLY = [
   'status',
   'statusHistoryUrl',
   'stats',
+  'attribution',
+  'attributionReason',
 ] as const;
 
 export const hostStatsSchema = z
@@ -70,6 +76,14 @@ export const hostStatsSchema = z
     receivedCount: z.number().int(),
     lastEventTime: z.string().nullable(),
     droppedCount: z.number().int(),
+    unattributedCount: z
+      .number()
+      .int()
+      .meta({ description: 'Records whose actor could not be resolved (Who unknown).' }),
+    overflowCount: z
+      .number()
+      .int()
+      .meta({ description: 'Kernel event queue overflows, each followed by a folder scan.' }),
   })
   .meta({ id: 'HostStats', description: 'Counters since the agent started.' });
 
@@ -84,6 +98,17 @@ export const hostViewSchema = z
     includePaths: detailedOnly(z.array(z.string()), 'Folders watched recursively.'),
     excludePaths: detailedOnly(z.array(z.string()), 'Folders left out.'),
     rescanIntervalMinutes: detailedOnly(z.number().int(), 'Minutes between full scans.'),
+    monitorReads: detailedOnly(z.boolean(), 'Whether reads are recorded.'),
+    attribution: z.enum(['process', 'none']).meta({
+      description:
+        'Read-only. process: file records name the acting account and process; none: they cannot (see attributionReason).',
+    }),
+    attributionReason: z
+      .string()
+      .optional()
+      .meta({
+        description: 'Read-only, with attribution none: why (e.g. needs CAP_SYS_ADMIN: run the Vigil service).',
+      }),
     agentsUrl: urlSchema,
     outputs: z.array(outputViewSchema),
     outputsUrl: urlSchema,

@@ -10,7 +10,14 @@ import type { HostFields, HostState } from '../../resources/host-service.js';
 import type { HostView, HostWrite } from '../schemas/host-schemas.js';
 import { outputView, renameOutputField, type OutputViewDeps } from './output-view.js';
 
-const EMPTY_STATS: HostView['stats'] = { receivedAt: null, receivedCount: 0, lastEventTime: null, droppedCount: 0 };
+const EMPTY_STATS: HostView['stats'] = {
+  receivedAt: null,
+  receivedCount: 0,
+  lastEventTime: null,
+  droppedCount: 0,
+  unattributedCount: 0,
+  overflowCount: 0,
+};
 
 export function hostView(
   host: HostSettings,
@@ -30,6 +37,8 @@ export function hostView(
     includePaths: host.includePaths,
     excludePaths: host.excludePaths,
     rescanIntervalMinutes: host.rescanIntervalMinutes,
+    monitorReads: host.monitorReads,
+    ...attributionOf(host, deps),
     agentsUrl: `${url}/agents`,
     outputs: outputs.map((o) => outputView(o, deps)),
     outputsUrl: `${url}/outputs`,
@@ -38,6 +47,13 @@ export function hostView(
     stats: runtime?.stats ?? EMPTY_STATS,
   };
   return view === 'detailed' ? detailed : withoutKeys(detailed, HOST_DETAILED_ONLY);
+}
+
+/** What the running source says (docs/attribution.md); a host not running names no actor. */
+function attributionOf(host: HostSettings, deps: OutputViewDeps): Pick<HostView, 'attribution' | 'attributionReason'> {
+  const known = deps.status.hostAttribution(host.id);
+  if (known) return known;
+  return { attribution: 'none', attributionReason: host.enabled ? 'starting' : 'monitoring is disabled' };
 }
 
 /** The writable fields of a host, by API name: what a merge patch applies to. */
@@ -49,6 +65,7 @@ export function hostWritable(host: HostState): Record<string, unknown> {
     includePaths: host.includePaths,
     excludePaths: host.excludePaths,
     rescanIntervalMinutes: host.rescanIntervalMinutes,
+    monitorReads: host.monitorReads,
     comment: host.comment,
   };
 }
@@ -61,6 +78,7 @@ export function hostFieldsFromWrite(write: HostWrite): HostFields {
     includePaths: write.includePaths,
     excludePaths: write.excludePaths,
     rescanIntervalMinutes: write.rescanIntervalMinutes,
+    monitorReads: write.monitorReads,
     comment: write.comment,
   };
 }

@@ -228,6 +228,11 @@ function Host({ host, outputs, onChanged }: { host: HostView; outputs: OutputVie
         {host.lastEventTime ? `, the last at ${formatTime(host.lastEventTime)}` : ''}
         {host.droppedCount > 0 ? `, ${formatCount(host.droppedCount)} could not be recorded` : ''}.
       </p>
+      <p class="muted" data-testid="attribution">
+        {host.attribution === 'process'
+          ? 'Records name the account and program that acted.'
+          : `Records cannot name who acted${host.attributionReason ? ` (${host.attributionReason})` : ''}.`}
+      </p>
       <OutputsOf outputs={outputs.filter((o) => o.hostId === host.id)} onChanged={onChanged} />
     </article>
   );
