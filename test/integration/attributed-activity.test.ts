@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningAgent } from '../../agent/agent.js';
+import type { TestAgent } from '../helpers/test-agent.js';
 import { canAttribute } from '../../agent/monitor/fanotify/can-attribute.js';
 import { logLines, monitorFolders, records, TEST_TIMINGS, waitFor, type RecordRow } from '../helpers/activity.js';
 import type { HostView } from '../../shared/console-api.js';
@@ -36,7 +36,7 @@ function detail(row: RecordRow, name: string): string | undefined {
 }
 
 describe('attributed file activity (root, real agent)', () => {
-  let agent: RunningAgent;
+  let agent: TestAgent;
   let folder = '';
   let hostId = '';
   const uid: Record<string, number> = {};
