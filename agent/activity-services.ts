@@ -1,5 +1,6 @@
 /**
- * The activity side of the agent (DESIGN.md §1, §6, §7), put together in start-up order: log
+ * The activity side of the agent (docs/architecture.md, docs/activity-pipeline.md), put together in start-up
+ * order: log
  * files repaired before anything is written, then the pipeline, the self-audit recorder, the
  * file monitoring, and record retention. `stop` runs it backwards and flushes on the way:
  * watchers stop, what they saw is committed, outputs close, the store is left to the caller.

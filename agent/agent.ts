@@ -1,7 +1,7 @@
 /**
  * The agent: settings, TLS identity, the three listeners and the services behind them. It runs
  * the same way headless (`vigil agent`) and inside the Electron main process, and never imports
- * electron (DESIGN.md §1–2). Each part is set up in agent/setup/ (or activity-services.ts) and
+ * electron (docs/architecture.md). Each part is set up in agent/setup/ (or activity-services.ts) and
  * owns its stop steps; this file puts them together in start-up order.
  */
 import type { ActivityOptions, ActivityServices } from './activity-services.js';
@@ -56,7 +56,7 @@ export interface AgentOptions {
   activity?: ActivityOptions;
   /** The clock of every credential lifetime; tests move it to check 72 h / 7 d / never. */
   now?: Clock;
-  /** Where configuration changes are reported (DESIGN.md §6); the activity pipeline plugs in here. */
+  /** Where configuration changes are reported (docs/activity-pipeline.md); the activity pipeline plugs in here. */
   changeRecorder?: ChangeRecorder;
   /** auth.db durability; FULL unless a benchmark or test chooses otherwise. */
   tokenSync?: 'FULL' | 'NORMAL';
@@ -133,7 +133,7 @@ export async function launchAgent(
       ...{ options: options.activity, changeRecorder: options.changeRecorder },
     });
     cleanups.add(() => activity.stop());
-    // Every configuration change is reported here (DESIGN.md §6).
+    // Every configuration change is reported here (docs/activity-pipeline.md).
     const recorder = options.changeRecorder ?? activity.changeRecorder;
     const context = { paths, settings, recorder, log };
     const identity = await loadOrCreateIdentity(paths, log.child('tls'));

@@ -1,5 +1,5 @@
 /**
- * The self-audit hook (DESIGN.md §6): every change made through the agent API, the console or
+ * The self-audit hook (docs/activity-pipeline.md): every change made through the agent API, the console or
  * the CLI is reported here, and the activity pipeline turns it into an activity record with
  * DataSource `Vigil Agent`. Services take a ChangeRecorder; they never know about the store.
  */
@@ -23,7 +23,7 @@ export interface ConfigChange {
   what: string;
   /**
    * The changed resource's id, which survives renames: written as the detail `Id` so a SIEM can
-   * follow one resource across changes (DESIGN.md §6). Settings and monitoring, which have no
+   * follow one resource across changes (docs/activity-pipeline.md). Settings and monitoring, which have no
    * id of their own, use the agent's id.
    */
   id: string;

@@ -1,5 +1,5 @@
 /**
- * Audit API benchmark (issue 6), `npm run bench:audit`. On a store of 1,000,000 records:
+ * Audit API benchmark, `npm run bench:audit`. On a store of 1,000,000 records:
  * 1. inserts through AuditStore.insertBatch (synchronous=FULL, batches of 1,000) with the
  *    substring indexer idle and then running, and how fast the index catches up;
  * 2. a selective search (Who Contains a rare name) over HTTPS: median first-page time, against
@@ -257,7 +257,7 @@ function writeSection(report: string): void {
   const end = '<!-- audit-api:end -->';
   const section = [
     begin,
-    '## Audit API (issue 6)',
+    '## Audit API',
     '',
     '`npm run bench:audit` (bench/audit-api.bench.ts). A selective search, the same search with ripgrep',
     'over the records as a TSV file, and a full enumeration, on a store of 1,000,000 records.',

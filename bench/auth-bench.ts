@@ -1,5 +1,5 @@
 /**
- * Issue 3 benchmark (`npm run bench:auth`): with keep-alive, an authenticated
+ * Token endpoint benchmark (`npm run bench:auth`): with keep-alive, an authenticated
  * `GET /api/v1/agents` against a bare Node https server answering the same JSON body, same run,
  * same tool (autocannon), alternating; and the token endpoint's rate (target ≥ 1,000 req/s).
  * Writes its table into docs/benchmarks.md between the `bench:auth` markers.

@@ -1,5 +1,5 @@
 /**
- * Log viewer benchmark (issue 7: "a 100 MB file must open at once and scroll smoothly"). A real
+ * Log viewer benchmark ("a 100 MB file must open at once and scroll smoothly"). A real
  * agent serves a 100 MB TSV log file (about 400,000 lines); measured in one run:
  *
  * - the console API: the first page of a file nobody opened yet (the line index is built on that

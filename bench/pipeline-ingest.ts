@@ -1,5 +1,5 @@
 /**
- * Ingest benchmark (issue 5): records through the whole pipeline — normalise (file change →
+ * Ingest benchmark: records through the whole pipeline — normalise (file change →
  * activity record) → bounded queue → AuditStore (WAL, synchronous=FULL, whatever indexes its
  * migrations create) → LogFile output (TSV, flushed to disk inside each batch transaction) —
  * against a bare better-sqlite3 batched insert of the same rows into a table without

@@ -1,5 +1,5 @@
 /**
- * Watcher capture benchmark (issue 5): the same burst of file creates, written by another
+ * Watcher capture benchmark: the same burst of file creates, written by another
  * process, watched at once by a real `vigil agent` and by Debian's `inotifywait -m -r`
  * (inotify-tools). Reports both counts and the time from the end of the burst until the last
  * record is searchable in the audit store. Limit: Vigil captures at least as many as inotifywait.

@@ -124,7 +124,7 @@ export function sessionCookie(consoleUrl: string, session: SessionResponse): Coo
     value: session.cookieValue,
     path: '/',
     httpOnly: true,
-    secure: false, // the console is plain HTTP on 127.0.0.1 (DESIGN.md §1)
+    secure: false, // the console is plain HTTP on 127.0.0.1 (docs/architecture.md)
     sameSite: 'strict',
     expirationDate: Math.floor(Date.parse(session.expiresAt) / 1000),
   };

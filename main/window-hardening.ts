@@ -1,6 +1,6 @@
 /**
- * The console window's fences (Electron security checklist, items 4, 13–15, 17; aesthetics.md
- * "What to absorb" §10): the window shows the console origin and nothing else, opens no
+ * The console window's fences (Electron security checklist, items 4, 13–15, 17): the window shows the console
+ * origin and nothing else, opens no
  * windows, embeds no webviews, asks for no permissions except writing to the clipboard (the
  * console copies new client secrets), and its session trusts only the agent's certificate on
  * loopback. The interfaces below list the few Electron members used; main/tray-app.ts passes

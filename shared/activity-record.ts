@@ -1,5 +1,5 @@
 /**
- * The activity record, as the audit integration API shows it (DESIGN.md §5; audit-api.md §2).
+ * The activity record, as the audit integration API shows it (docs/audit-api.md).
  * Field names are the replaced product's, so existing clients read them unchanged.
  */
 
@@ -30,14 +30,14 @@ export interface ActivityRecord {
 /** A record before the store assigns its RID; `When` may carry an offset on input. */
 export type NewActivityRecord = Omit<ActivityRecord, 'RID'>;
 
-/** Values of `DataSource` that Vigil itself writes (DESIGN.md §6). */
+/** Values of `DataSource` that Vigil itself writes (docs/activity-pipeline.md). */
 export const DataSources = {
   fileSystem: 'File System',
   agent: 'Vigil Agent',
   api: 'Vigil API',
 } as const;
 
-/** File activity actions (DESIGN.md §6). */
+/** File activity actions (docs/activity-pipeline.md). */
 export const FileActions = ['Added', 'Modified', 'Removed', 'Renamed', 'Moved'] as const;
 export type FileAction = (typeof FileActions)[number];
 

@@ -1,7 +1,7 @@
 /**
- * The Agent resource of the agent API (reference agent-api.md §1.6.1, the 9.0/10.0 nested
+ * The Agent resource of the agent API (reference docs/agent-api.md, the 9.0/10.0 nested
  * form), as far as a workstation agent has something true to say. The limited view (Access
- * activity data) omits the "Detailed Only" attributes (spec §2). Pure: the console shows it too.
+ * activity data) omits the "Detailed Only" attributes (docs/agent-api.md). Pure: the console shows it too.
  *
  * Two kinds of agents appear: the one hosting the API (`installState` `Installed`, every fact
  * known) and agents registered so a console keeps its fleet in one place (`installState`
@@ -13,7 +13,7 @@ export type AgentPlatform = 'Windows' | 'Linux' | 'MacOS';
 
 export const STATUS_TYPES = ['OK', 'Warning', 'Error'] as const;
 
-/** A status as hosts, outputs and agents report it (agent-api.md §1.6.7). */
+/** A status as hosts, outputs and agents report it (docs/agent-api.md). */
 export interface ResourceStatus {
   updatedAt: string;
   type: (typeof STATUS_TYPES)[number];
@@ -71,7 +71,7 @@ export interface AgentDetailedView extends AgentLimitedView {
   minLocalFreeSpace: number | null;
 }
 
-/** The attributes the limited view leaves out ("Detailed Only", agent-api.md §1.6.1). */
+/** The attributes the limited view leaves out ("Detailed Only", docs/agent-api.md). */
 export const AGENT_DETAILED_ONLY = [
   'warnings',
   'apiServerIpWhitelist',

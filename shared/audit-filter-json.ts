@@ -1,9 +1,9 @@
 /**
- * The JSON form of a FilterList (audit-api.md §3 "How operators are written"): a filter's value
+ * The JSON form of a FilterList (docs/audit-api.md "How operators are written"): a filter's value
  * is a string (default operator), an object keyed by operator, or an array of both. When takes
  * `{"LastSevenDays": ""}` or `{"From": …, "To": …}`, WorkingHours `{"From": …, "To": …}`, each
  * optionally wrapped in `{"NotEqualTo": …}`. Keys match case-insensitively, as the replaced
- * product's own client sends `filterlist` (audit-api.md §6).
+ * product's own client sends `filterlist` (docs/audit-api.md).
  */
 import {
   FILTER_SPECS,

@@ -1,9 +1,9 @@
 /**
- * The audit search filter model (DESIGN.md §5; audit-api.md §3): filter names, operators,
+ * The audit search filter model (docs/audit-api.md): filter names, operators,
  * conditions and the combination rule. Pure, so the agent (which turns it into SQL) and the
  * console's activity search (which builds it) share one definition.
  *
- * Combination rule (audit-api.md §3 "Combining filters"): different filters AND; within one
+ * Combination rule (docs/audit-api.md "Combining filters"): different filters AND; within one
  * filter, the positive conditions (Contains, Equals, StartsWith, EndsWith, InGroup) OR together
  * and the negative ones (DoesNotContain, NotEqualTo, NotInGroup) AND together, and the two
  * groups AND.
@@ -42,9 +42,9 @@ export type FilterName = (typeof FILTERS)[number];
 
 export interface FilterSpec {
   operators: readonly Operator[];
-  /** Used when a value carries no operator (audit-api.md §3: the first operator listed). */
+  /** Used when a value carries no operator (docs/audit-api.md: the first operator listed). */
   defaultOperator: Operator;
-  /** Longest accepted value (audit-api.md §3 "Max length"); longer fields use MAX_VALUE_LENGTH. */
+  /** Longest accepted value (docs/audit-api.md "Max length"); longer fields use MAX_VALUE_LENGTH. */
   maxLength: number;
 }
 
@@ -186,7 +186,7 @@ export function textCondition(
   const operator = checkOperator(filter, operatorName, location);
   if (value.length === 0) throw new FilterError(`filter ${filter} needs a value`, location);
   // SQLite reads LIKE patterns as C strings: a NUL would end the pattern early and "Contains NUL"
-  // would match every record. XML cannot carry one either, so JSON may not (issue 9 property test).
+  // would match every record. XML cannot carry one either, so JSON may not (a property test).
   if (value.includes('\u0000')) {
     throw new FilterError(
       `the value of filter ${filter} holds the character U+0000 (NUL), which is not allowed`,

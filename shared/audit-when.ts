@@ -1,6 +1,6 @@
 /**
  * Time in audit searches: the date-time and time-of-day formats of the When and WorkingHours
- * filters (audit-api.md §3 "When and WorkingHours") and what the named timeframes mean.
+ * filters (docs/audit-api.md "When and WorkingHours") and what the named timeframes mean.
  *
  * Decisions (docs/audit-api.md): ranges are half-open, [From, To); timeframes are calendar
  * days in the agent's local time zone — Today is from local midnight to the next one,

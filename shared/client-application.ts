@@ -21,7 +21,7 @@ export interface ClientApplicationView {
   clientId: string;
   name: string;
   permissions: Permission[];
-  /** ISO 8601 UTC; 72 hours after the secret was generated (spec §8). */
+  /** ISO 8601 UTC; 72 hours after the secret was generated (docs/authentication.md). */
   secretExpiresAt: string;
   /** True once the secret can no longer obtain tokens; refresh tokens keep working. */
   secretExpired: boolean;

@@ -90,7 +90,7 @@ export interface SessionResponse {
 }
 
 /**
- * Client applications of the agent API (issue 3). Bodies and answers are JSON; permissions use
+ * Client applications of the agent API. Bodies and answers are JSON; permissions use
  * the JSON names of shared/permissions.ts. Errors: `{"error","error_description","field"?}` with
  * 400 (bad input, names the field), 404 (no such client), 409 (name already used).
  *
@@ -123,7 +123,7 @@ export interface RevokedClientResponse {
 }
 
 /**
- * Programs using the console token may say who acts for the self-audit record (DESIGN.md §6):
+ * Programs using the console token may say who acts for the self-audit record (docs/activity-pipeline.md):
  * `cli` for the `vigil` command; anything else, or nothing, is recorded as `console`.
  */
 export const CONSOLE_ACTOR_HEADER = 'x-vigil-actor';
@@ -136,7 +136,7 @@ export interface ConsoleErrorBody {
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Status, monitoring, hosts and outputs (issue 7)                                            */
+/* Status, monitoring, hosts and outputs                                                      */
 /* ------------------------------------------------------------------------------------------ */
 
 export type StatusType = 'OK' | 'Warning' | 'Error';
@@ -228,7 +228,7 @@ export interface OutputView {
   filesSize: number;
 }
 
-/** `GET /api/status`. The first six fields predate issue 7 and keep their names. */
+/** `GET /api/status`. The first six fields are older than the console and keep their names. */
 export interface ConsoleStatus {
   version: string | null;
   uptimeSeconds: number;
@@ -254,7 +254,7 @@ export interface ConsoleStatus {
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Audit users (issue 7): users of the audit API, HTTP Basic (DESIGN.md §5)                    */
+/* Audit users: users of the audit API, HTTP Basic (docs/audit-api.md)                         */
 /* ------------------------------------------------------------------------------------------ */
 
 /**
@@ -299,7 +299,7 @@ export interface RemovedAuditUserResponse {
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Settings (issue 7): ports, allow-list, audit vendor                                         */
+/* Settings: ports, allow-list, audit vendor                                                   */
 /* ------------------------------------------------------------------------------------------ */
 
 /**
@@ -331,7 +331,7 @@ export interface ConsoleSettingsView {
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Log files (issue 7)                                                                        */
+/* Log files                                                                                  */
 /* ------------------------------------------------------------------------------------------ */
 
 /**
@@ -385,7 +385,7 @@ export interface LogLinesResponse {
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Activity (issue 7): search the audit store, live feed                                       */
+/* Activity: search the audit store, live feed                                                 */
 /* ------------------------------------------------------------------------------------------ */
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The "Detailed Only" attributes of each agent API resource (spec §2): a client whose only
+ * The "Detailed Only" attributes of each agent API resource (docs/agent-api.md): a client whose only
  * view of a resource is the limited one (Access activity data) gets it without them. The
  * choices, and why, are in docs/agent-api.md ("Limited and detailed views"). Pure.
  */
@@ -17,10 +17,10 @@ export const HOST_DETAILED_ONLY = [
 /** Where and as whom the directory is read, and the policies (Access activity data never sees policies). */
 export const DOMAIN_DETAILED_ONLY = ['ldapServer', 'userName', 'policiesUrl'] as const;
 
-/** The policy document (agent-api.md §1.6.6). Every permission that sees policies sees them detailed. */
+/** The policy document (docs/agent-api.md). Every permission that sees policies sees them detailed. */
 export const POLICY_DETAILED_ONLY = ['xml'] as const;
 
-/** Outputs and log files have no Detailed Only attribute (agent-api.md §1.6.4, §1.6.5). */
+/** Outputs and log files have no Detailed Only attribute (docs/agent-api.md). */
 export const OUTPUT_DETAILED_ONLY = [] as const;
 export const LOG_FILE_DETAILED_ONLY = [] as const;
 

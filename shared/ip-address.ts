@@ -127,7 +127,7 @@ function overlaps(bits: number[], prefix: number, range: Ipv4InIpv6Range): boole
 
 /**
  * Parses `10.0.0.0/8`, `192.168.1.7`, `fd00::/48` or `::1`. Refuses entries that are almost
- * certainly mistakes (security.md §8.4 N10): a range with host bits set (`10.0.0.1/8`), a
+ * certainly mistakes (docs/security.md, N10): a range with host bits set (`10.0.0.1/8`), a
  * `/0` range that would open the API to every address, IPv4-mapped IPv6 forms (IPv4 entries
  * already match IPv4 clients of a dual-stack socket), an IPv6 range overlapping the IPv6
  * forms of IPv4 addresses, and ranges wider than WIDEST_PREFIX.
@@ -188,5 +188,5 @@ export function parseAllowListEntry(raw: string): ParseResult<AllowListRange> {
   return { ok: true, value: { text, family, address: address.toLowerCase(), prefix } };
 }
 
-/** The first-run allow-list: loopback only (DESIGN.md §4). */
+/** The first-run allow-list: loopback only (docs/agent-api.md). */
 export const DEFAULT_ALLOW_LIST: readonly string[] = ['127.0.0.1', '::1'];

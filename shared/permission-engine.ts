@@ -2,8 +2,8 @@
  * The permission engine of the agent API: what a client application with a given set of
  * permissions may see and change. Pure and table-driven; every agent API route asks it.
  *
- * The table below is spec §5 "Effect of permissions on returned resources" plus the decisions
- * of DESIGN.md §4 where the spec is silent (docs/permissions.md explains each row):
+ * The table below is docs/permissions.md "Effect of permissions on returned resources" plus the decisions
+ * of docs/permissions.md where the spec is silent (docs/permissions.md explains each row):
  * - Read: every agent, host, domain, output and policy in the detailed view; log files may be
  *   listed but not downloaded.
  * - Access activity data: only the agent hosting the API, its hosts, its domain and their
@@ -12,7 +12,7 @@
  *   may change (Policy change also reads the domains that hold the policies).
  * Permissions combine: the widest view and every right any of them grants.
  *
- * Rules for answers (spec §5 rules 1–2, DESIGN.md §4):
+ * Rules for answers (docs/permissions.md):
  * - a collection silently drops what the client may not see;
  * - a resource named by id that the client may not see (or change) → 401, never 403;
  * - 404 only when the client could see (or change) such a resource and it does not exist.
@@ -22,7 +22,7 @@ import { PERMISSIONS, type Permission } from './permissions.js';
 export const RESOURCE_KINDS = ['agent', 'host', 'domain', 'output', 'policy', 'logFile'] as const;
 export type ResourceKind = (typeof RESOURCE_KINDS)[number];
 
-/** `limited` omits the "Detailed Only" attributes (spec §2). */
+/** `limited` omits the "Detailed Only" attributes (docs/agent-api.md). */
 export type View = 'detailed' | 'limited';
 
 /**
@@ -48,7 +48,7 @@ export type PermissionGrants = Readonly<Record<Permission, Readonly<Partial<Reco
 const DETAILED_ALL = { view: 'detailed', scope: 'all' } as const;
 const LIMITED_LOCAL = { view: 'limited', scope: 'local' } as const;
 
-/** The spec's table (§5) and DESIGN.md §4's decisions, one row per permission. */
+/** The spec's table (docs/permissions.md) and docs/permissions.md's decisions, one row per permission. */
 export const PERMISSION_GRANTS: PermissionGrants = {
   read: {
     agent: { view: DETAILED_ALL },
@@ -56,7 +56,7 @@ export const PERMISSION_GRANTS: PermissionGrants = {
     domain: { view: DETAILED_ALL },
     output: { view: DETAILED_ALL },
     policy: { view: DETAILED_ALL },
-    // DESIGN.md §4: Read may list log files but not download them.
+    // docs/permissions.md: Read may list log files but not download them.
     logFile: { view: DETAILED_ALL },
   },
   accessActivityData: {
@@ -86,7 +86,7 @@ function covers(scope: Scope | undefined, locality: Locality): boolean {
 /** The outcome for a resource named by id. */
 export type ByIdDecision =
   | { outcome: 'allowed'; view: View }
-  | { outcome: 'unauthorized' } // 401 insufficient_permission (spec §5 rule 1)
+  | { outcome: 'unauthorized' } // 401 insufficient_permission (docs/permissions.md)
   | { outcome: 'not_found' }; // 404: the client could see such a resource, and there is none
 
 /**
@@ -138,7 +138,7 @@ export class AccessPolicy {
   }
 
   /**
-   * Collections (spec §5 rule 2): keeps the resources the client may see, each with its view,
+   * Collections (docs/permissions.md): keeps the resources the client may see, each with its view,
    * in the original order. Nothing says how many were dropped.
    */
   filter<T>(
@@ -155,7 +155,7 @@ export class AccessPolicy {
   }
 
   /**
-   * A resource named by id (spec §5 rule 1, DESIGN.md §4). `locality` is where the resource
+   * A resource named by id (docs/permissions.md). `locality` is where the resource
    * is, or, when it does not exist, where it would have been if the request can tell (a log
    * file of this agent is `local`; an unknown host id is `other`).
    */

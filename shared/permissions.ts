@@ -1,6 +1,6 @@
 /**
- * The five permissions of a client application (spec §5 "Permissions", release 10.0 set), in
- * the two spellings DESIGN.md §3 fixes: the CLI word (`--permission modify-host`) and the JSON
+ * The five permissions of a client application (docs/permissions.md "Permissions", release 10.0 set), in
+ * the two spellings README.md fixes: the CLI word (`--permission modify-host`) and the JSON
  * name used in API bodies, settings and CLI output (`modifyHost`). Pure: the console web app
  * imports this file for its check boxes and their help text.
  */
@@ -14,7 +14,7 @@ export interface PermissionInfo {
   name: Permission;
   /** The word the `vigil` command takes. */
   cliWord: string;
-  /** The label the console shows (spec §5). */
+  /** The label the console shows (docs/permissions.md). */
   label: string;
   /** One line from the spec's table of permissions. */
   explanation: string;

@@ -1,5 +1,5 @@
 /**
- * The folder rules of DESIGN.md §2 as a test: a forbidden import fails here, with the file
+ * The folder rules of docs/architecture.md as a test: a forbidden import fails here, with the file
  * and the import named, before it can become a habit.
  */
 import fs from 'node:fs';
@@ -91,7 +91,7 @@ function runtimeElectronImports(file: string): number {
     .length;
 }
 
-describe('layering (DESIGN.md §2)', () => {
+describe('layering (docs/architecture.md)', () => {
   for (const rule of RULES) {
     it(`${rule.folder}/ keeps its import rules`, () => {
       const violations: string[] = [];

@@ -1,5 +1,5 @@
 /**
- * `/api/v1/agents/...` (agent-api.md §1.5 #2–15, DESIGN.md §4): the agent hosting the API
+ * `/api/v1/agents/...` (docs/agent-api.md): the agent hosting the API
  * (always present, never deleted) and other agents registered by address and port, with their
  * reachability (checked in the background); the local agent's hosts and domain. Read, Modify
  * agent (detailed) and Access activity data (the local agent only, limited) see agents; Modify

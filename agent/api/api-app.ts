@@ -16,7 +16,7 @@ export interface ApiAppDeps {
   publicRoutes?: ApiRouter;
   /** Authenticates every request that is not for a public route (bearer-auth.ts). */
   authenticate?: Koa.Middleware;
-  /** Every authenticated route of the API, on one router (issue 4 registers its routes here). */
+  /** Every authenticated route of the API, on one router (the resource routes register here). */
   routes?: ApiRouter;
 }
 

@@ -1,6 +1,6 @@
 /**
  * Errors of the agent API, as data: HTTP status, a stable code and a human description.
- * One body shape for the whole API, the token endpoint's (RFC 6749 §5.2, DESIGN.md §4):
+ * One body shape for the whole API, the token endpoint's (RFC 6749 §5.2, docs/authentication.md):
  * `{"error": code, "error_description": text, "field"?: name}`. Handlers throw; the error
  * middleware writes.
  */

@@ -1,5 +1,5 @@
 /**
- * `/api/v1/domains/...` (agent-api.md §1.5 #16–25): the directory domains this agent knows,
+ * `/api/v1/domains/...` (docs/agent-api.md): the directory domains this agent knows,
  * the agents reading them, their outputs and their Active Directory monitoring policies.
  * Domains are read-only here (the console changes them); their outputs are managed with Modify
  * host, their policies with Policy change.

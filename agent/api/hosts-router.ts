@@ -1,5 +1,5 @@
 /**
- * `/api/v1/hosts/...` (agent-api.md §1.5 #26–36): the hosts this agent monitors, their agents,
+ * `/api/v1/hosts/...` (docs/agent-api.md): the hosts this agent monitors, their agents,
  * their outputs and their status history. Reading needs a permission that sees hosts (Read,
  * Access activity data: limited, Modify host); changing them needs Modify host.
  */
@@ -68,7 +68,7 @@ export function registerHostRoutes(router: ApiRouter, deps: ResourceRouteDeps): 
     deleteOutput(ctx, deps, outputId(ctx), { hostId: hostId(ctx) }),
   );
 
-  // Newest first (agent-api.md §1.5 #36). Outputs have no Detailed Only attribute, so every reader gets it.
+  // Newest first (docs/agent-api.md). Outputs have no Detailed Only attribute, so every reader gets it.
   router.get('/api/v1/hosts/:hostId/outputs/:outputId/statusHistory', requirePermission('output', 'read'), (ctx) => {
     const { resource } = resolveOutput(ctx, deps, outputId(ctx), { hostId: hostId(ctx) });
     ctx.body = deps.status.output(resource.id)?.statusHistory ?? [renderOutput(ctx, deps, resource).status];

@@ -1,7 +1,8 @@
 /**
- * Log files (DESIGN.md §7, agent-api.md §1.5 #37–38): `GET /api/v1/logs/{outputId}` lists the
+ * Log files (docs/activity-pipeline.md, docs/agent-api.md): `GET /api/v1/logs/{outputId}` lists the
  * files of a LogFile output; `GET /api/v1/logs/get/{fileId}` downloads one. Read and Access
- * activity data list; only Access activity data downloads (spec §5, DESIGN.md §4). The download
+ * activity data list; only Access activity data downloads (docs/permissions.md, docs/agent-api.md). The
+ * download
  * is http/send-file.ts (one byte range, If-Range), and answers an id that is not a log file name
  * of this agent with 404 before any file outside the logs folder could be touched.
  */

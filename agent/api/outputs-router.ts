@@ -1,6 +1,6 @@
 /**
  * `/api/v1/outputs` and `/api/v1/outputs/{id}`: every output of this agent, host outputs then
- * domain outputs (agent-api.md §1.6.4). Changes go through the host or domain path.
+ * domain outputs (docs/agent-api.md). Changes go through the host or domain path.
  */
 import { requirePermission } from '../auth/require-permission.js';
 import { pathParam, type ApiRouter } from './api-router.js';

@@ -1,5 +1,5 @@
 /**
- * `/api/v1/domains/{domainId}/policies/...` (agent-api.md §1.5 #22–25): a domain's Active
+ * `/api/v1/domains/{domainId}/policies/...` (docs/agent-api.md): a domain's Active
  * Directory monitoring policies. Read and Policy change read them (detailed: with `xml`);
  * Policy change creates, changes and deletes them. POST takes the JSON resource or the raw
  * policy document (`application/xml`); the list filters on `isEnabled` and `path`.

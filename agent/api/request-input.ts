@@ -1,7 +1,7 @@
 /**
  * Request bodies and input checks of the agent API's resource routes. Bodies are read with a
  * byte limit while they stream (413 past it); JSON bodies are read and checked by
- * agent/http/json-body.ts, as the console's are (security.md §3.4); a PATCH body is a JSON Merge Patch (RFC 7396,
+ * agent/http/json-body.ts, as the console's are (docs/security.md); a PATCH body is a JSON Merge Patch (RFC 7396,
  * `application/merge-patch+json`; `application/json` is accepted too). Validation failures
  * become 400 `invalid_request` naming the field; service failures (ServiceError) become
  * 400 / 404 / 409 with the field in the API's names.

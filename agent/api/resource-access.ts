@@ -1,7 +1,7 @@
 /**
  * How the resource routes apply the permission engine (docs/permissions.md). Everything this
  * agent configures — its hosts, their outputs, its domains and their outputs and policies — is
- * "local" (spec §5: the agent hosting the API, its hosts, its domain...); only registered
+ * "local" (docs/permissions.md: the agent hosting the API, its hosts, its domain...); only registered
  * agents are "other". A resource named by id that does not exist counts as "other", so a client
  * limited to local resources gets 401 for it as for a foreign one (404 only for a client that
  * could see such a resource).
@@ -35,7 +35,7 @@ export function resolve<T>(
   return { resource, view: decision.view };
 }
 
-/** A collection (spec §5 rule 2): what the client may see, each with its view. */
+/** A collection (docs/permissions.md): what the client may see, each with its view. */
 export function visible<T>(
   ctx: Koa.Context,
   kind: ResourceKind,

@@ -35,7 +35,7 @@ export function viewDeps(ctx: Koa.Context, deps: ResourceRouteDeps): OutputViewD
   return { links: linksOf(ctx, deps), localAgentId: deps.localAgent.id, status: deps.status, since: deps.startedAt };
 }
 
-/** The self-audit actor of this request: the client application (DESIGN.md §6). */
+/** The self-audit actor of this request: the client application (docs/activity-pipeline.md). */
 export function actorOf(ctx: Koa.Context): string {
   return apiAuth(ctx).actor;
 }

@@ -1,4 +1,4 @@
-/** Every resource route of the agent API (issue 4), registered on the authenticated router. */
+/** Every resource route of the agent API, registered on the authenticated router. */
 import type { ApiRouter } from './api-router.js';
 import { registerAgentRoutes } from './agents-router.js';
 import { registerDomainRoutes } from './domains-router.js';

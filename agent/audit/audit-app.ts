@@ -1,5 +1,5 @@
 /**
- * The audit integration API application (port 9699; spec §4.2, §4.3, §7; DESIGN.md §5).
+ * The audit integration API application (port 9699; docs/audit-api.md).
  *
  * Routes under `/{vendor}/api/v1/`: `activity_records/enum` (GET first page, POST a mark),
  * `activity_records/search` (ActivityRecordSearch, optionally with a mark) and
@@ -38,7 +38,7 @@ import type { AuditReader } from '../store/audit-reader.js';
 
 export interface AuditAppDeps {
   log: Logger;
-  /** Path segment after the host (DESIGN.md §5), read on every request so a change applies at once. */
+  /** Path segment after the host (docs/audit-api.md), read on every request so a change applies at once. */
   vendor: () => string;
   users: AuditUserService;
   service: AuditService;
@@ -144,7 +144,7 @@ export function buildAuditApp(deps: AuditAppDeps): Koa {
         writeErrors(serverError(ErrorCodes.internal, 'Internal error; the agent log has the details'));
       }
     }
-    if (ctx.status === 404 && !ctx.body) ctx.body = ''; // spec §7: 404 with an empty body
+    if (ctx.status === 404 && !ctx.body) ctx.body = ''; // docs/audit-api.md: 404 with an empty body
   });
 
   // 2. Routing, authentication, the endpoints.

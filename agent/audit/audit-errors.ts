@@ -1,5 +1,5 @@
 /**
- * Errors of the audit API (spec §7): an ErrorList body with Category, a Description that starts
+ * Errors of the audit API (docs/audit-api.md): an ErrorList body with Category, a Description that starts
  * with a hexadecimal code, and an optional Location; or, for some statuses, an empty body.
  * Handlers throw these; the error middleware writes them. The codes are listed in
  * docs/audit-api.md ("Errors"); they follow the replaced product's HRESULT style.
@@ -76,7 +76,7 @@ export const xmlError = (code: ErrorCode, detail: string, location?: string): Au
 export const serverError = (code: ErrorCode, detail: string): AuditError =>
   new AuditError(500, 'ServerError', code, detail);
 
-/** An error answered with a status and an empty body (spec §7: 401, 404, 405, 413; corrupted JSON → 500). */
+/** An error answered with a status and an empty body (docs/audit-api.md: 401, 404, 405, 413; corrupted JSON → 500). */
 export class EmptyResponse extends Error {
   constructor(
     readonly status: number,

@@ -1,6 +1,6 @@
 /**
  * HTTP Basic authentication of audit API requests (RFC 7617) against audit users. Missing or
- * wrong credentials get 401 with an empty body (spec §7) and a Basic challenge; too many
+ * wrong credentials get 401 with an empty body (docs/audit-api.md) and a Basic challenge; too many
  * failures for a user or from an address get 429 (login-limiter.ts); a user without the role
  * an endpoint needs gets 403 (docs/decisions.md: the audit API says 403 where the agent API
  * keeps the product's 401).

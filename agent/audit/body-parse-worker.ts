@@ -1,5 +1,5 @@
 /**
- * Worker thread that parses large write bodies (security.md §0.11: parsing 8.8 MiB of XML
+ * Worker thread that parses large write bodies (docs/architecture.md: parsing 8.8 MiB of XML
  * blocks a thread for about 0.6 s), so the agent's event loop keeps serving meanwhile.
  */
 import type { NewActivityRecord } from '../../shared/activity-record.js';

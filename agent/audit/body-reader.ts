@@ -1,7 +1,7 @@
 /**
  * Reads a request body up to a byte limit. A declared Content-Length over the limit is refused
  * before a byte is read; a body that streams past it is cut off at the limit. Either way the
- * answer is 413 with an empty body (spec §7, audit-api.md §4) and the connection is closed, since
+ * answer is 413 with an empty body (docs/audit-api.md) and the connection is closed, since
  * the rest of the body is never read.
  */
 import type http from 'node:http';

@@ -1,5 +1,5 @@
 /**
- * Continuation marks (DESIGN.md §5): opaque to clients, tamper-proof, stateless. A mark is
+ * Continuation marks (docs/audit-api.md): opaque to clients, tamper-proof, stateless. A mark is
  * `base64url(payload) "." base64url(HMAC-SHA256(key, payload))`; the payload carries the search
  * (its conditions and the time it was first run, so "Today" keeps meaning the same day on every
  * page) and the `seq` the next page starts after. Nothing is stored on the server, so a mark

@@ -1,7 +1,7 @@
 /**
  * Reads the body of `POST activity_records/` (write): an XML ActivityRecordList, or a JSON array
  * of records (`{"ActivityRecordList": [...]}` is accepted too), into records ready for the store
- * (audit-api.md §2 "ActivityRecord elements"). Who, Action, What, When, Where and ObjectType are
+ * (docs/audit-api.md "ActivityRecord elements"). Who, Action, What, When, Where and ObjectType are
  * required; RID is assigned by the store and DataSource is forced to `Vigil API` whatever is
  * sent (the replaced product forces its own name), so both are accepted and ignored, as is
  * IsArchiveOnly (Vigil keeps one store). MonitoringPlan takes a Name (an ID is assigned by the
@@ -17,7 +17,7 @@ import type { VendorProfile } from './vendor-profile.js';
 import type { XmlElement } from './xml-document.js';
 import { childrenOf, expectAttributes, expectRoot, textOf } from './xml-shape.js';
 
-/** Records per write request (the replaced product recommends at most 1,000: audit-api.md §5). */
+/** Records per write request (the replaced product recommends at most 1,000: docs/audit-api.md). */
 export const MAX_RECORDS_PER_WRITE = 1000;
 
 const REQUIRED = ['Who', 'Action', 'What', 'When', 'Where', 'ObjectType'] as const;

@@ -1,9 +1,9 @@
 /**
- * The documents the audit API writes (audit-api.md §2, §4; schemas in docs/schemas/):
+ * The documents the audit API writes (docs/audit-api.md; schemas in docs/schemas/):
  * ActivityRecordList in XML (ContinuationMark first, then the records) or JSON
  * (`{"ActivityRecordList": [...], "ContinuationMark": "..."}`), and ErrorList in both.
  * XML is written by hand: a template is about three times faster than a generic builder
- * (deps.md §2), and a record list can hold 10,000 records.
+ * (docs/architecture.md), and a record list can hold 10,000 records.
  */
 import type { ActivityRecord } from '../../shared/activity-record.js';
 import type { ErrorEntry } from './audit-errors.js';

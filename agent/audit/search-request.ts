@@ -1,7 +1,7 @@
 /**
  * Reads the bodies of `POST activity_records/search` (ActivityRecordSearch / `{"FilterList"}`)
  * and `POST activity_records/enum` (a ContinuationMark element / a bare JSON string), in XML and
- * JSON (audit-api.md §1, §3). Filter errors become InputError naming the filter, operator or
+ * JSON (docs/audit-api.md). Filter errors become InputError naming the filter, operator or
  * value, with its location in XML terms.
  */
 import {

@@ -1,5 +1,5 @@
 /**
- * Untrusted XML in, a small element tree out (security.md §3.3). In order:
+ * Untrusted XML in, a small element tree out (docs/security.md). In order:
  * 1. a DOCTYPE or ENTITY declaration anywhere is refused (no DTDs: no XXE, no entity bombs);
  * 2. characters XML 1.0 forbids are refused (the validator lets NUL through);
  * 3. one linear scan counts elements, attributes per element and namespace declarations, and

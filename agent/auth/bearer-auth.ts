@@ -1,6 +1,6 @@
 /**
  * Bearer authentication for every agent API route but the token endpoint (RFC 6750 §2.1,
- * DESIGN.md §4). The token is looked up on every request (no cache), and the client's
+ * docs/authentication.md). The token is looked up on every request (no cache), and the client's
  * permissions are read from the current settings, so a revocation or a permission change
  * applies to the very next request without a new token.
  *
@@ -25,7 +25,7 @@ export interface ApiAuth {
   permissions: readonly Permission[];
   /** The permission engine for this client's current permissions. */
   access: AccessPolicy;
-  /** Actor for the self-audit of changes this request makes (DESIGN.md §6). */
+  /** Actor for the self-audit of changes this request makes (docs/activity-pipeline.md). */
   actor: string;
 }
 

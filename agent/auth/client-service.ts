@@ -1,11 +1,11 @@
 /**
- * Client applications of the agent API (DESIGN.md §4, issue 3): create (the secret is shown
+ * Client applications of the agent API (docs/authentication.md): create (the secret is shown
  * once), list, change permissions (effective on the next request, no new token needed),
  * regenerate the secret, revoke. They live in settings.json (`clients`), with the secret only
  * as a keyed hash; their tokens live in auth.db. The same service runs inside the agent
  * (console API) and in the `vigil` command when no agent runs (it then holds the agent lock).
  *
- * Every change is reported to the ChangeRecorder (DESIGN.md §6), which the activity pipeline
+ * Every change is reported to the ChangeRecorder (docs/activity-pipeline.md), which the activity pipeline
  * turns into an activity record; secrets never appear in a change.
  */
 import crypto from 'node:crypto';

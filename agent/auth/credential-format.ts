@@ -1,5 +1,5 @@
 /**
- * The format of every secret the agent generates (security.md §2.2, after GitHub's token
+ * The format of every secret the agent generates (docs/authentication.md, after GitHub's token
  * format): a type prefix, 256 random bits in base62 and a CRC32 checksum.
  *
  *   vgl_at_<43 base62 random><6 base62 CRC32>   access token

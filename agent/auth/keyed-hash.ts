@@ -1,5 +1,5 @@
 /**
- * Keyed hashing of credentials (security.md §2.2): only HMAC-SHA256(pepper, value) is stored,
+ * Keyed hashing of credentials (docs/authentication.md): only HMAC-SHA256(pepper, value) is stored,
  * never the value. The pepper is 32 random bytes in an owner-only file under `secrets/`,
  * created on first start, outside both settings.json and auth.db, so a copy of either alone
  * cannot be used to check guesses. HMAC, not scrypt: the values are 256-bit random, so a slow

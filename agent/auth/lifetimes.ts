@@ -1,7 +1,7 @@
 /**
- * Credential lifetimes, fixed by the spec (§5 item 4, §8) and not configurable: the client
+ * Credential lifetimes, fixed (docs/authentication.md) and not configurable: the client
  * secret enrols (72 h), the access token works for 7 days, the refresh token never expires and
- * is the long-lived credential (DESIGN.md §4). Every expiry check reads an injected clock so
+ * is the long-lived credential (docs/authentication.md). Every expiry check reads an injected clock so
  * tests can move time: `now >= expiresAt` means expired.
  */
 

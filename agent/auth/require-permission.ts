@@ -7,7 +7,7 @@
  *
  * `requirePermission(kind, action)` lets the request through when the client's permissions
  * allow `action` on at least some resource of `kind`; otherwise 401 `insufficient_permission`
- * (the product's rule, spec §5: 401, not RFC 6750's 403 `insufficient_scope`). The handler
+ * (the product's rule, docs/permissions.md: 401, not RFC 6750's 403 `insufficient_scope`). The handler
  * then asks `apiAuth(ctx).access` about each resource: `filter` for collections, `byId` for a
  * resource named by id, and turns a `byId` refusal into `forbiddenById(kind)`.
  */
@@ -43,7 +43,7 @@ export function insufficientPermission(kind: ResourceKind, action: Action): ApiE
   );
 }
 
-/** The 401 for a resource named by id that the client may not see or change (spec §5 rule 1). */
+/** The 401 for a resource named by id that the client may not see or change (docs/permissions.md). */
 export function forbiddenById(kind: ResourceKind, action: Action = 'read'): ApiError {
   return bearerChallenge(
     'insufficient_permission',

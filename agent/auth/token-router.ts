@@ -1,5 +1,5 @@
 /**
- * `POST /api/v1/token` (spec §4.1, DESIGN.md §4): the client credentials grant (RFC 6749 §4.4)
+ * `POST /api/v1/token` (docs/authentication.md): the client credentials grant (RFC 6749 §4.4)
  * and the refresh grant (§6), with client authentication by body parameters or HTTP Basic
  * (§2.3.1), never both (§2.3). Errors are exactly RFC 6749 §5.2's; every answer, success or
  * not, carries `Cache-Control: no-store` and `Pragma: no-cache` (§5.1).
@@ -124,7 +124,7 @@ export function registerTokenRoute(router: ApiRouter, deps: TokenRouterDeps): vo
         );
       }
     }
-    // DESIGN.md §4: the replaced product's own samples send a form body labelled JSON
+    // docs/authentication.md: the replaced product's own samples send a form body labelled JSON
     // (docs/authentication.md), so such a label is read as a form; a real JSON body is refused.
     const labelledJson = ctx.is('application/json') === 'application/json';
     if (!labelledJson && !ctx.is('application/x-www-form-urlencoded')) {
@@ -169,7 +169,7 @@ export function registerTokenRoute(router: ApiRouter, deps: TokenRouterDeps): vo
     } else {
       const refreshToken = params.get('refresh_token');
       if (refreshToken === undefined) throw invalidRequest('the refresh_token parameter is missing', 'refresh_token');
-      // DESIGN.md §4: the refresh token is the long-lived credential; a secret, if sent, must be valid.
+      // docs/authentication.md: the refresh token is the long-lived credential; a secret, if sent, must be valid.
       if (client.secret !== undefined) clientId = authenticate(client.clientId, client.secret);
       else if (clients.find(client.clientId)) clientId = client.clientId;
       else {

@@ -1,5 +1,5 @@
 /**
- * Issues, rotates, checks and revokes tokens (DESIGN.md §4). Knows nothing about HTTP: the
+ * Issues, rotates, checks and revokes tokens (docs/authentication.md). Knows nothing about HTTP: the
  * token endpoint and the bearer middleware translate its answers into RFC 6749 / RFC 6750
  * responses.
  *
@@ -22,7 +22,7 @@ import type { NewToken, TokenStore } from './token-store.js';
 export interface IssuedTokens {
   accessToken: string;
   refreshToken: string;
-  /** Seconds: always 604800 (spec §2 token response). */
+  /** Seconds: always 604800 (docs/authentication.md). */
   expiresIn: number;
 }
 

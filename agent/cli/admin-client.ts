@@ -1,5 +1,5 @@
 /**
- * The plumbing every admin command shares (`vigil client …`, later `vigil user …`), DESIGN.md §3:
+ * The plumbing every admin command shares (`vigil client …`, later `vigil user …`), docs/authentication.md:
  * - an agent runs on the data dir (agent.lock names a live pid and the console URL): once the
  *   program there proves it holds the console token (verify-console.ts), the command goes
  *   through the console API with that token, so the change takes effect at once and the agent
@@ -46,7 +46,7 @@ export interface OfflineContext {
   paths: DataPaths;
   settings: SettingsStore;
   /**
-   * Where offline changes are reported (DESIGN.md §6): see offline-change-recorder.ts.
+   * Where offline changes are reported (docs/activity-pipeline.md): see offline-change-recorder.ts.
    */
   recorder: ChangeRecorder;
   log: Logger;

@@ -1,5 +1,5 @@
 /**
- * `vigil agent`: runs the agent headless (DESIGN.md §3). Prints exactly one JSON line on
+ * `vigil agent`: runs the agent headless (README.md). Prints exactly one JSON line on
  * stdout once every listener accepts connections; logs go to stderr; SIGINT/SIGTERM stop
  * it cleanly with exit code 0.
  */

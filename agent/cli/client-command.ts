@@ -1,5 +1,5 @@
 /**
- * `vigil client add|list|set-permissions|regenerate-secret|revoke` (DESIGN.md §3): manages the
+ * `vigil client add|list|set-permissions|regenerate-secret|revoke` (docs/authentication.md): manages the
  * client applications of the agent API. JSON on stdout; a usage mistake (unknown permission
  * word, empty or duplicate name, unknown client) exits 2 with one clear line on stderr. Works
  * whether or not an agent runs on the data dir (admin-client.ts).
@@ -105,7 +105,7 @@ function targetOf(args: ClientArgs): (list: ClientApplicationView[]) => string {
 }
 
 function credentialsOut(c: ClientCredentials): ClientCredentials {
-  // DESIGN.md §3: exactly these four fields.
+  // docs/authentication.md: exactly these four fields.
   return {
     clientId: c.clientId,
     clientSecret: c.clientSecret,

@@ -1,5 +1,5 @@
 /**
- * The self-audit hook for changes an admin command makes while no agent runs (DESIGN.md §6):
+ * The self-audit hook for changes an admin command makes while no agent runs (docs/activity-pipeline.md):
  * the change is appended to the audit store of the data directory. The command holds the
  * agent lock, so it is the only writer; the record is committed before the command returns.
  */

@@ -1,5 +1,5 @@
 /**
- * `vigil user add|list|remove|set-password|set-roles`: audit API users (DESIGN.md §3, §5).
+ * `vigil user add|list|remove|set-password|set-roles`: audit API users (README.md, docs/audit-api.md).
  *
  * Passwords come only from standard input (`--password-stdin`), never from the command line,
  * where other users could read them in the process list.

@@ -1,5 +1,5 @@
 /**
- * One agent per data directory: lowdb allows one writer per file (deps.md §3) and SQLite
+ * One agent per data directory: lowdb allows one writer per file (docs/architecture.md) and SQLite
  * state is per agent. The lock file also tells admin commands where the running agent's
  * console listens, so they can go through it instead of writing files behind its back.
  *

@@ -1,15 +1,15 @@
 /**
- * Users of the audit integration API (DESIGN.md §5): the `auditUsers` section of settings.json.
+ * Users of the audit integration API (docs/audit-api.md): the `auditUsers` section of settings.json.
  */
 import { z } from 'zod';
 import { AUDIT_USER_ROLES } from '../../shared/console-api.js';
 
-/** Roles of audit API users (DESIGN.md §5): `reader` may enumerate and search, `contributor` may write. */
+/** Roles of audit API users (docs/audit-api.md): `reader` may enumerate and search, `contributor` may write. */
 export const AUDIT_ROLES = AUDIT_USER_ROLES;
 
 /**
  * A password hashed with scrypt; the parameters are stored with each hash so they can be raised
- * later without invalidating existing passwords (security.md §2.2 "Human passwords").
+ * later without invalidating existing passwords (docs/authentication.md "Human passwords").
  */
 export const passwordHashSchema = z.strictObject({
   algorithm: z.literal('scrypt'),

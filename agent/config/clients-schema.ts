@@ -1,5 +1,5 @@
 /**
- * Client applications of the agent API (DESIGN.md §4): the `clients` section of settings.json.
+ * Client applications of the agent API (docs/authentication.md): the `clients` section of settings.json.
  */
 import { z } from 'zod';
 import { PERMISSIONS } from '../../shared/permissions.js';
@@ -8,7 +8,7 @@ import { CLIENT_NAME_MAX, clientNameProblem } from '../../shared/client-applicat
 const isoTimeSchema = z.iso.datetime({ offset: false });
 
 /**
- * A client application of the agent API (DESIGN.md §4). The secret itself is never stored:
+ * A client application of the agent API (docs/authentication.md). The secret itself is never stored:
  * only HMAC-SHA256(pepper, secret) in hex, the pepper living in `secrets/` (agent/auth/pepper.ts).
  */
 export const clientApplicationSchema = z.strictObject({

@@ -1,7 +1,7 @@
 /**
  * Where Vigil keeps its data. The default is the per-user application data folder that
  * Electron's `app.getPath('userData')` gives the tray app (appData + product name), so the
- * headless agent and the tray app share one data directory (DESIGN.md §3).
+ * headless agent and the tray app share one data directory (README.md).
  */
 import os from 'node:os';
 import path from 'node:path';

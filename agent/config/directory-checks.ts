@@ -1,5 +1,5 @@
 /**
- * Checks of the settings that span sections added for the agent API's resources (issue 4):
+ * Checks of the settings that span sections added for the agent API's resources:
  * domain ids unique, domain outputs and policies on existing domains, output ids unique over
  * host and domain outputs (`/api/v1/outputs/{id}` names either), policy ids unique, and no
  * registered agent using the local agent's id.

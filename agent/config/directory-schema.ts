@@ -1,6 +1,6 @@
 /**
  * Directory domains the agent knows (name, the LDAP server to read it from, enabled), their
- * outputs, and their Active Directory monitoring policies (agent-api.md §1.6.2, §1.6.6, §2.6).
+ * outputs, and their Active Directory monitoring policies (docs/agent-api.md).
  * A workstation agent has no Active Directory source: these are kept, validated and served so
  * that scripts and consoles written for the replaced product can manage them in one place.
  */

@@ -1,5 +1,5 @@
 /**
- * Other agents this agent knows about (issue 4): registered so that a console can keep its
+ * Other agents this agent knows about: registered so that a console can keep its
  * fleet in one place. Only how to reach them is stored; their reachability is checked at run
  * time (agent/resources/agent-reachability.ts) and never saved.
  */
@@ -29,7 +29,7 @@ export const registeredAgentSchema = z.strictObject({
   id: agentIdSchema,
   /** Host name or address of the machine running the other agent. */
   host: hostNameOrAddressSchema,
-  /** Port of that agent's API (DESIGN.md §4 default 4494). */
+  /** Port of that agent's API (docs/agent-api.md default 4494). */
   apiPort: z.number().int().min(1).max(65535).default(4494),
   comment: z.string().max(2000).default(''),
   createdAt: z.iso.datetime({ offset: false }),

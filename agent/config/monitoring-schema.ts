@@ -1,13 +1,13 @@
 /**
- * Settings of what the agent monitors and where the activity goes: hosts (agent-api.md §1.6.3)
- * and their outputs (§1.6.4), plus the agent-wide limits on log storage and record retention.
+ * Settings of what the agent monitors and where the activity goes: hosts (docs/agent-api.md)
+ * and their outputs (docs/agent-api.md), plus the agent-wide limits on log storage and record retention.
  * Runtime status and statistics are not settings; they live in the status registry.
  */
 import path from 'node:path';
 import { z } from 'zod';
 import { FileActions } from '../../shared/activity-record.js';
 
-/** Host types a workstation agent can monitor: its own file system (DESIGN.md §4). */
+/** Host types a workstation agent can monitor: its own file system (docs/agent-api.md). */
 export const HOST_TYPES = ['Windows', 'Linux', 'MacOS'] as const;
 export type HostType = (typeof HOST_TYPES)[number];
 
@@ -71,11 +71,11 @@ export const logFileOptionsSchema = z.strictObject({
     .string()
     .regex(/^[A-Za-z0-9._-]{1,100}$/, 'letters, digits, ".", "_" or "-", 1 to 100 characters')
     .optional(),
-  /** Days a file is kept after its day ends (agent-api.md §2.3: default and recommended minimum 10). */
+  /** Days a file is kept after its day ends (docs/activity-pipeline.md: default and recommended minimum 10). */
   retentionDays: z.number().int().min(1).max(3650).default(10),
   /** A first line naming the columns (wanted by Splunk, refused by some other readers). */
   headerRow: z.boolean().default(false),
-  /** Closed files (days before today) are compressed to `.zip` (agent-api.md §2.3). */
+  /** Closed files (days before today) are compressed to `.zip` (docs/activity-pipeline.md). */
   zipClosedFiles: z.boolean().default(true),
 });
 export type LogFileOptions = z.infer<typeof logFileOptionsSchema>;
@@ -105,7 +105,7 @@ export const DEFAULT_SYSLOG_TEMPLATE =
   'Action="{Action}" ObjectType="{ObjectType}" What="{What}" Who="{Who}" When="{When}" Where="{Where}" DataSource="{DataSource}" MonitoringPlan="{MonitoringPlan}"';
 
 export const syslogOptionsSchema = z.strictObject({
-  /** `HOST:PORT` (agent-api.md §1.6.4). */
+  /** `HOST:PORT` (docs/agent-api.md). */
   server: z.string().refine((value) => parseHostPort(value) !== null, 'must be HOST:PORT, e.g. siem.example.com:514'),
   protocol: z.enum(SYSLOG_PROTOCOLS).default('UDP'),
   /** How messages are framed on TCP and TLS; ignored on UDP (one message per datagram). */
@@ -175,7 +175,7 @@ const domainOutputObjectSchema = z
   .superRefine(checkOutputOptions);
 
 /**
- * An output of a directory domain (agent-api.md §2.2: defined once for the domain). This agent
+ * An output of a directory domain (docs/agent-api.md: defined once for the domain). This agent
  * has no Active Directory source, so such an output is kept and shown but receives nothing.
  */
 export const domainOutputSchema = z.preprocess(withLogFileDefault, domainOutputObjectSchema);
@@ -185,7 +185,7 @@ export type OutputSettings = z.infer<typeof outputObjectSchema>;
 const GB = 1024 ** 3;
 const MB = 1024 ** 2;
 
-/** Agent-wide limits on the log folder (agent-api.md §2.3, QUOTA10/AGENT9). Sizes in bytes. */
+/** Agent-wide limits on the log folder (docs/activity-pipeline.md, QUOTA10/AGENT9). Sizes in bytes. */
 export const logStorageSchema = z.strictObject({
   /** Most space the log files may take; at least 100 MB, default 5 GB. */
   maxLocalSize: z

@@ -24,7 +24,7 @@ export * from './audit-users-schema.js';
 
 export const SETTINGS_SCHEMA_VERSION = 1;
 
-/** 0 means "pick a free port" (DESIGN.md §3). */
+/** 0 means "pick a free port" (README.md). */
 export const portSchema = z.number().int().min(0).max(65535);
 
 export const allowListEntrySchema = z.string().superRefine((value, ctx) => {
@@ -49,7 +49,7 @@ export const agentApiSettingsSchema = z.strictObject({
 export const auditApiSettingsSchema = z.strictObject({
   port: portSchema.default(9699),
   bindAddress: bindAddressSchema.default('::'),
-  /** First path segment of the audit API (DESIGN.md §5); `netwrix` for unchanged old clients. */
+  /** First path segment of the audit API (docs/audit-api.md); `netwrix` for unchanged old clients. */
   vendor: z
     .string()
     .regex(/^[a-z][a-z0-9-]{0,31}$/, 'lower-case letters, digits and "-", starting with a letter')
@@ -61,7 +61,7 @@ export const consoleSettingsSchema = z.strictObject({
   port: portSchema.default(4495),
 });
 
-/** The agent hosting the API (the "local agent" of spec §5); its id is generated once, on first start. */
+/** The agent hosting the API (the "local agent" of docs/permissions.md); its id is generated once, on first start. */
 export const localAgentSettingsSchema = z.strictObject({
   id: z
     .string()
@@ -85,21 +85,21 @@ export const settingsSchema = z
       .array(allowListEntrySchema)
       .max(1000)
       .default([...DEFAULT_ALLOW_LIST]),
-    /** What the agent monitors (agent-api.md §1.6.3); first run adds the local host. */
+    /** What the agent monitors (docs/agent-api.md); first run adds the local host. */
     hosts: z.array(hostSchema).max(100).default([]),
-    /** Where each host's activity goes (agent-api.md §1.6.4). */
+    /** Where each host's activity goes (docs/agent-api.md). */
     outputs: z.array(outputSchema).max(1000).default([]),
     logStorage: logStorageSchema.prefault({}),
     auditStore: auditStoreSettingsSchema.prefault({}),
     /** Users of the audit API (HTTP Basic); managed with `vigil user` and the console. */
     auditUsers: auditUsersSchema.default([]),
-    /** Other agents registered so a console keeps its fleet in one place (issue 4). */
+    /** Other agents registered so a console keeps its fleet in one place. */
     agents: registeredAgentsSchema.default([]),
-    /** Directory domains this agent knows (agent-api.md §1.6.2). */
+    /** Directory domains this agent knows (docs/agent-api.md). */
     domains: z.array(domainSchema).max(100).default([]),
-    /** Outputs of the domains (agent-api.md §2.2); ids are unique together with `outputs`. */
+    /** Outputs of the domains (docs/agent-api.md); ids are unique together with `outputs`. */
     domainOutputs: z.array(domainOutputSchema).max(1000).default([]),
-    /** Active Directory monitoring policies of the domains (agent-api.md §1.6.6). */
+    /** Active Directory monitoring policies of the domains (docs/agent-api.md). */
     policies: z.array(policySchema).max(500).default([]),
   })
   .superRefine(checkMonitoringSection)

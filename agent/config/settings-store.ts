@@ -1,6 +1,6 @@
 /**
  * The settings store: one lowdb document in `settings.json`, validated against the settings
- * schema when read and before every write. lowdb keeps one writer per file (deps.md §3), so
+ * schema when read and before every write. lowdb keeps one writer per file (docs/architecture.md), so
  * the agent owns the only instance; admin commands reach it through the console API.
  *
  * A file that does not parse or does not validate stops the agent with a message naming the

@@ -54,7 +54,7 @@ export function registerAccessRoutes(router: ApiRouter, deps: AccessDeps): void 
 export function loginPage(deps: AccessDeps): Koa.Middleware {
   return async (ctx, next) => {
     if (ctx.path !== ConsolePaths.login || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
-    // The code must not leak through a Referer or stay in a cache (security.md §6).
+    // The code must not leak through a Referer or stay in a cache (docs/console.md).
     ctx.set('Referrer-Policy', 'no-referrer');
     ctx.set('Cache-Control', 'no-store');
     const code = ctx.query['code'];

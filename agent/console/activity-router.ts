@@ -3,7 +3,7 @@
  * store with the audit API's own filters (the JSON FilterList of shared/audit-filter-json.ts),
  * newest first and paged; and the live feed of committed records over Server-Sent Events.
  * Records are attacker-controlled text (file names from the watched folders): they leave as
- * JSON and the web app renders them as text only (security.md §6).
+ * JSON and the web app renders them as text only (docs/console.md).
  */
 import { z } from 'zod';
 import { ConsoleActivityPaths, MAX_ACTIVITY_PAGE, type ActivitySearchResponse } from '../../shared/console-api.js';

@@ -1,5 +1,5 @@
 /**
- * The console application, served over plain HTTP on 127.0.0.1 only (DESIGN.md §1). Order:
+ * The console application, served over plain HTTP on 127.0.0.1 only (docs/architecture.md). Order:
  * 1. error shaping, 2. hardening headers, 3. Host check (DNS rebinding), 4. the web app's files
  * (for what nothing below answers), 5. the login page, 6. the console API: one router whose
  * first middleware is the guard (console token, or session cookie and key, CSRF rule), with
@@ -41,7 +41,7 @@ export function buildConsoleApp(deps: ConsoleAppDeps): Koa {
   const app = new Koa({ proxy: false });
   app.silent = true;
   app.use(consoleErrorMiddleware(deps.log));
-  // Hardening headers on every answer, refusals included (security.md §6, §8.6 C07).
+  // Hardening headers on every answer, refusals included (docs/console.md, docs/security.md, C07).
   app.use(async (ctx, next) => {
     ctx.set('Content-Security-Policy', CONSOLE_CSP);
     ctx.set('X-Content-Type-Options', 'nosniff');

@@ -1,5 +1,5 @@
 /**
- * Who may use the console (shared/console-api.ts, security.md §6):
+ * Who may use the console (shared/console-api.ts, docs/console.md):
  * - every request must name the console by a loopback Host (`127.0.0.1:<port>` or
  *   `localhost:<port>`): a page on another name that resolves to 127.0.0.1 (DNS rebinding) is
  *   refused before anything else runs;
@@ -30,7 +30,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export interface ConsoleAuth {
   via: 'token' | 'cookie';
-  /** For the self-audit record (DESIGN.md §6). */
+  /** For the self-audit record (docs/activity-pipeline.md). */
   actor: 'console' | 'cli';
 }
 

@@ -1,5 +1,5 @@
 /**
- * JSON request bodies, for the agent API and the console alike (docs/security.md §3.4): read
+ * JSON request bodies, for the agent API and the console alike (docs/security.md): read
  * with a byte limit while they stream (413 past it, http/read-body.ts); UTF-8 only (415 for
  * another charset); an object at the top (RFC 8259), at most 32 levels deep; no `__proto__`
  * key at any depth. JSON.parse makes such a key an ordinary member, but any code that copies

@@ -1,5 +1,5 @@
 /**
- * The ChangeRecorder used until the activity pipeline plugs in its own (DESIGN.md §6): one log
+ * The ChangeRecorder used until the activity pipeline plugs in its own (docs/activity-pipeline.md): one log
  * line per configuration change, so changes are at least visible. Changes never carry secrets.
  */
 import type { ChangeRecorder, ConfigChange } from '../change-log.js';

@@ -1,5 +1,5 @@
 /**
- * One-line structured logging to stderr (DESIGN.md §3: stdout carries only the ready line).
+ * One-line structured logging to stderr (docs/authentication.md: stdout carries only the ready line).
  * Each line: ISO time, level, message, then key=value fields. Secrets never reach a logger:
  * callers pass identifiers, not credentials.
  */

@@ -1,7 +1,7 @@
 /**
  * The default destination of log lines: stderr, written so that a destination that fails (a
  * full disk behind a redirection, `/dev/full`, a closed pipe) never stops the agent
- * (security.md §8.7 F05). Node reports such a failure as an 'error' event on process.stderr,
+ * (docs/security.md, F05). Node reports such a failure as an 'error' event on process.stderr,
  * and with no listener that event kills the process at its first log line. Here the failure is
  * caught, the stream is given up, later lines are written with plain `fs.writeSync` (so logging
  * resumes once the disk has room again), and every line that could not be written is counted.

@@ -1,7 +1,7 @@
 /**
  * One `fs.watch` per monitored folder (inotify on Linux, one watch descriptor each). The events
  * are hints only — "something happened to this name in this folder" — because every watcher
- * measured here loses some (deps.md §6, and libuv drops inotify's queue-overflow event
+ * measured here loses some (docs/benchmarks.md, and libuv drops inotify's queue-overflow event
  * silently); the file activity source turns hints into changes by comparing with its snapshot.
  */
 import fs from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Who and where, for records of this workstation (DESIGN.md §6). A file watcher sees that a
+ * Who and where, for records of this workstation (docs/activity-pipeline.md). A file watcher sees that a
  * file changed, not who changed it: inotify, FSEvents and ReadDirectoryChangesW carry no user.
  * So `Who` is the account that runs the agent, written `HOST\user`, and the operator guide says
  * so (docs/activity-pipeline.md, "What the watcher can and cannot see").

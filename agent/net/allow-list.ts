@@ -1,6 +1,6 @@
 /**
  * The IP allow-list of the agent and audit APIs, checked on the raw socket address when a
- * connection is accepted, before any TLS byte (security.md §0.8). Never a forwarded header.
+ * connection is accepted, before any TLS byte (docs/security.md). Never a forwarded header.
  * Replaced as a whole when the settings change, so a check never sees half an update.
  */
 import net from 'node:net';

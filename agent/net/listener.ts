@@ -6,7 +6,7 @@
  * The HTTP(S) server is never bound itself, and Node starts the timer that enforces
  * `headersTimeout` and `requestTimeout` only when a server emits 'listening'
  * (`setupConnectionsTracking` in Node's _http_server.js). Without it a client trickling header
- * bytes (slowloris, security.md §8.4 N13) would hold its socket for ever, so `start()` emits
+ * bytes (slowloris, docs/security.md, N13) would hold its socket for ever, so `start()` emits
  * 'listening' on the server once the TCP socket is bound, and `stop()` closes it (which stops
  * that timer and closes idle keep-alive connections).
  */
@@ -58,12 +58,12 @@ export const DEFAULT_MAX_PER_ADDRESS = 256;
 /**
  * Accepted sockets handed to the server per turn of the event loop. A TLS handshake costs the
  * server one RSA-2048 signature (0.8 ms here); 200 clients connecting at once all shook hands in
- * the same turn and held the loop 100–180 ms (issue 9's limit is 100 ms). Sockets wait paused,
+ * the same turn and held the loop 100–180 ms (the event-loop limit is 100 ms). Sockets wait paused,
  * their bytes unread in the kernel, until their turn.
  */
 const HANDOVERS_PER_TURN = 8;
 
-/** A refused address floods no log: one line per address at most this often (security.md N08). */
+/** A refused address floods no log: one line per address at most this often (docs/security.md, N08). */
 export const REFUSAL_LOG_INTERVAL_MS = 60_000;
 
 export class Listener {
@@ -154,7 +154,7 @@ export class Listener {
 
   /**
    * Closes open connections whose address the admission check now refuses, so removing an
-   * address from the allow-list also ends its keep-alive connections (security.md §8.4 N12).
+   * address from the allow-list also ends its keep-alive connections (docs/security.md, N12).
    */
   revalidate(): number {
     if (!this.spec.admit) return 0;

@@ -1,5 +1,5 @@
 /**
- * Keeps log files from filling the disk (DESIGN.md §7): writing stops while the log folder
+ * Keeps log files from filling the disk (docs/activity-pipeline.md): writing stops while the log folder
  * would grow past the quota (`logStorage.maxLocalSize`, default 5 GB) or the disk's free space
  * would drop under `logStorage.minLocalFreeSpace` (default 64 MB), and resumes by itself once
  * retention frees space or the limits change.

@@ -1,5 +1,5 @@
 /**
- * An output's file filter (agent-api.md §1.6.4 `fileFilter`): which file activity records the
+ * An output's file filter (docs/agent-api.md `fileFilter`): which file activity records the
  * output receives. Only file activity reaches host outputs; self-audit and API records are in
  * the store and the live feed only.
  */

@@ -1,5 +1,5 @@
 /**
- * Log file names (DESIGN.md §7, agent-api.md §2.3): `<name>_Log_YYYYMMDD.tsv` or `.json`, one
+ * Log file names (docs/activity-pipeline.md): `<name>_Log_YYYYMMDD.tsv` or `.json`, one
  * file per UTC day, and `.zip` added when a closed file is compressed. The name is also the
  * file's id in the agent API, so it must never carry a path.
  */

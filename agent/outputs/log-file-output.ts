@@ -1,5 +1,5 @@
 /**
- * A LogFile output (DESIGN.md §7): lines appended to today's `<name>_Log_YYYYMMDD.tsv|.json` in
+ * A LogFile output (docs/activity-pipeline.md): lines appended to today's `<name>_Log_YYYYMMDD.tsv|.json` in
  * the data dir's `logs/` folder.
  *
  * The lines of a batch are written and flushed to disk inside the batch's transaction, and the

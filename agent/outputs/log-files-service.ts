@@ -1,5 +1,5 @@
 /**
- * The log files as the agent API lists them (DESIGN.md §7, agent-api.md §1.6.5): id (the file
+ * The log files as the agent API lists them (docs/activity-pipeline.md, docs/agent-api.md): id (the file
  * name), size, localPath, isZip, isArchived, type, updatedAt, activityFrom, activityTo,
  * outputId. `get` accepts only the name of a log file in the logs folder, so an id can never
  * lead outside it (no separators, no `..`, no symlinks).

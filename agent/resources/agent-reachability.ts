@@ -1,5 +1,5 @@
 /**
- * Reachability of the other registered agents, checked in the background (issue 4): a TLS
+ * Reachability of the other registered agents, checked in the background: a TLS
  * connection to each agent's API port with a timeout, on a timer and soon after an agent is
  * registered or its address changes. Requests only read the last result, so a slow or dead
  * agent never delays an answer. After the handshake one unauthenticated request is sent: a

@@ -1,6 +1,6 @@
 /**
  * Agents: the one hosting the API (always present, never deleted) and other agents registered
- * by host name or address and API port so a console keeps its fleet in one place (issue 4).
+ * by host name or address and API port so a console keeps its fleet in one place.
  * Register, change and delete other agents; change the local agent's comment, allow-list and
  * log storage limits. Changes go through the settings store and are reported to the
  * ChangeRecorder. No HTTP here.

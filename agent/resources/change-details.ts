@@ -1,5 +1,5 @@
 /**
- * Before/After details of a configuration change for the self-audit record (DESIGN.md §6):
+ * Before/After details of a configuration change for the self-audit record (docs/activity-pipeline.md):
  * one detail per top-level field whose value changed. Lists are written `a; b`, objects as
  * JSON. Secrets are never written: only whether one is set. Long values (policy XML) are
  * summarised by their length and a short hash, so a record stays readable and small.

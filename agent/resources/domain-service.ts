@@ -1,7 +1,7 @@
 /**
  * Directory domains the agent knows: a name, the LDAP server to read it from, the account to
- * read it with (the password is accepted and never shown), enabled or not (agent-api.md
- * §1.6.2). The agent API only reads them; the console adds, changes and removes them through
+ * read it with (the password is accepted and never shown), enabled or not (docs/agent-api.md).
+ * The agent API only reads them; the console adds, changes and removes them through
  * this service. Removing a domain removes its outputs and policies. No HTTP here.
  */
 import type { ChangeRecorder } from '../change-log.js';

@@ -1,5 +1,5 @@
 /**
- * Hosts: what the agent monitors (agent-api.md §1.6.3; on a workstation, its own file system
+ * Hosts: what the agent monitors (docs/agent-api.md; on a workstation, its own file system
  * with the folders to watch). Create, change, enable or disable, add or remove a watched
  * folder, delete. Every change goes through the settings store (validated, written atomically,
  * applied at once by the monitoring, which follows the settings) and is reported to the

@@ -1,6 +1,6 @@
 /**
  * The one host type a workstation agent can monitor: its own file system, named after the
- * platform it runs on (DESIGN.md §4). Every other type of the replaced product (NetApp,
+ * platform it runs on (docs/agent-api.md). Every other type of the replaced product (NetApp,
  * SharePoint, SqlServer...) is refused with a message saying why.
  */
 import { localHostType, type HostType } from '../config/monitoring-schema.js';

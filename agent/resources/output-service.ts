@@ -1,6 +1,6 @@
 /**
  * Outputs: where a host's (or a domain's) activity goes — a LogFile (TSV or JSON) or Syslog
- * (agent-api.md §1.6.4). Create, change, enable or disable, delete. Changes go through the
+ * (docs/agent-api.md). Create, change, enable or disable, delete. Changes go through the
  * settings store; the output manager follows the settings, so a change applies to the next
  * batch of records. Host outputs live in `outputs`, domain outputs in `domainOutputs`; their ids
  * are unique together, so one id names an output wherever it lives. No HTTP here.

@@ -1,5 +1,5 @@
 /**
- * Active Directory monitoring policies of a domain (agent-api.md §1.6.6): name, description,
+ * Active Directory monitoring policies of a domain (docs/agent-api.md): name, description,
  * path (folder, `\`-separated), guid, enabled, updatedAt, and the policy document in `xml`,
  * which must be well-formed (policy-xml.ts). Create, list with filters, change, delete. Changes
  * go through the settings store and are reported to the ChangeRecorder. No HTTP here.

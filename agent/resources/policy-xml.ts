@@ -1,7 +1,7 @@
 /**
- * The XML body of an Active Directory monitoring policy (agent-api.md §1.6.6): it must be one
+ * The XML body of an Active Directory monitoring policy (docs/agent-api.md): it must be one
  * well-formed document. It goes through the audit API's safe reader (agent/audit/xml-document.ts,
- * security.md §3.3): DOCTYPE and ENTITY declarations refused up front (no XXE, no entity bombs),
+ * docs/security.md): DOCTYPE and ENTITY declarations refused up front (no XXE, no entity bombs),
  * forbidden characters refused, fast-xml-parser's validator for well-formedness with line and
  * column, then a parse with entities off and a nesting limit.
  *

@@ -4,7 +4,7 @@
  * "copy URL"), filled in once by `bind`.
  */
 
-/** The console is for the person at this machine: loopback only, never a setting (DESIGN.md §1). */
+/** The console is for the person at this machine: loopback only, never a setting (docs/architecture.md). */
 export const CONSOLE_HOST = '127.0.0.1';
 
 export interface AgentUrls {

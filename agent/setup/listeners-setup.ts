@@ -1,5 +1,5 @@
 /**
- * The three listeners (DESIGN.md §1): the agent API and the audit API over HTTPS on their
+ * The three listeners (docs/architecture.md): the agent API and the audit API over HTTPS on their
  * configured addresses, screened by the allow-list before any TLS byte, and the console over
  * plain HTTP on loopback. A change of the allow-list applies at once, open connections included.
  */

@@ -1,7 +1,7 @@
 /**
  * The audit database and what reads and writes it beside the activity pipeline: the store
  * (activity records, open for the agent's lifetime), its substring index, the audit API's
- * reader and its writer (DESIGN.md §7).
+ * reader and its writer (docs/activity-pipeline.md).
  */
 import type { DataPaths } from '../config/data-dir.js';
 import type { Logger } from '../log/logger.js';

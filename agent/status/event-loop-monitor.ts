@@ -1,5 +1,5 @@
 /**
- * How long the event loop was held up (security.md §0.11, issue 9: never more than 100 ms). Two
+ * How long the event loop was held up (docs/architecture.md: never more than 100 ms). Two
  * figures, both read by the console's diagnostics endpoint and by the load tests:
  *
  * - `delay`: Node's `monitorEventLoopDelay`, how late its timer ran. On a busy machine this

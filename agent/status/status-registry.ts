@@ -1,5 +1,5 @@
 /**
- * Runtime status and statistics of hosts and outputs (agent-api.md §1.6.3–1.6.4, §1.6.7). They
+ * Runtime status and statistics of hosts and outputs (docs/agent-api.md). They
  * are not settings: they live in memory, start fresh with the agent, and are read by the agent
  * API's host and output routes and by the console. Counters count since the agent started.
  */

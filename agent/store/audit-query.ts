@@ -1,7 +1,7 @@
 /**
  * Turns audit search conditions into a parameterised SQL predicate over `activity_records AS a`
  * and, where the substring index can help, an FTS5 expression that finds candidates.
- * Values are always bound parameters, never spliced into SQL (security.md §3.4); LIKE patterns
+ * Values are always bound parameters, never spliced into SQL (docs/security.md); LIKE patterns
  * escape `%`, `_` and `\`.
  *
  * Case-insensitive matching: SQLite's LIKE folds ASCII letters only, which is exact when the

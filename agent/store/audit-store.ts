@@ -1,7 +1,7 @@
 /**
  * The audit store: activity records in SQLite (better-sqlite3), WAL mode with
  * `synchronous=FULL` so a record acknowledged after COMMIT survives a crash or power loss
- * (security.md §0.10). Inserts are batched in one transaction per batch.
+ * (docs/security.md). Inserts are batched in one transaction per batch.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,7 +17,7 @@ import { GENESIS, canonicalRecord, nextChain } from '../integrity/record-chain.j
 /**
  * The WAL is cut back to this size once a checkpoint has emptied it. A long reader (an export,
  * a backup) lets it grow past any bound meanwhile; without a limit the file kept its peak size
- * (security.md §8.7 F10).
+ * (docs/security.md, F10).
  */
 export const WAL_SIZE_LIMIT = 32 * 1024 * 1024;
 

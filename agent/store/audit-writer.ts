@@ -2,7 +2,7 @@
  * Stores the audit API's record batches in a worker thread (audit-writer-worker.ts). Inserting
  * a batch of 1,000 records took 24 ms on average and up to 60 ms on the event loop under load,
  * and its commit waited on the disk; with 200 concurrent searches that held the loop past the
- * 100 ms limit of issue 9 (docs/security.md, L04). The worker has its own connection: SQLite
+ * 100 ms event-loop limit (docs/security.md, L04). The worker has its own connection: SQLite
  * lets one writer in at a time, so a pipeline commit on the main connection waits at most for
  * one batch.
  *

@@ -1,7 +1,7 @@
 /**
  * A cheap health check of the audit database file, run before each request uses it. SQLite
  * alone would not notice some failures: a connection keeps reading an unlinked file after it is
- * removed, and serves cached pages after the file's header is overwritten (security.md §7.2).
+ * removed, and serves cached pages after the file's header is overwritten (docs/security.md).
  * Checking the path and the 16-byte magic string costs microseconds and turns both into a clear
  * error that the API reports (and recovers from once the file is back).
  */

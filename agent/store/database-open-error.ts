@@ -1,5 +1,5 @@
 /**
- * A database of the data directory cannot be opened at start (security.md §8.7 F13): its
+ * A database of the data directory cannot be opened at start (docs/security.md, F13): its
  * header is damaged, it is not SQLite, or a newer Vigil wrote it. The agent refuses to start
  * with one line naming the file and what to do, and leaves the file exactly as it is: it never
  * replaces lost evidence with an empty database.

@@ -1,6 +1,6 @@
 /**
- * Durable commits without holding the event loop (issue 9: the loop is never held up for more
- * than 100 ms; security.md §0.10: acknowledge a write only once it is on disk).
+ * Durable commits without holding the event loop (the loop is never held up for more
+ * than 100 ms; docs/security.md: acknowledge a write only once it is on disk).
  *
  * With `synchronous=FULL`, SQLite fsyncs the WAL inside COMMIT, on the calling thread: on a busy
  * disk that held the agent's event loop for up to ~100 ms per commit (test/load/load.test.ts).

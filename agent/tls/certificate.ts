@@ -1,6 +1,6 @@
 /**
  * The agent's own TLS identity: a self-signed RSA certificate generated on first start and
- * reused afterwards (DESIGN.md §4), so clients can pin its SHA-256 fingerprint.
+ * reused afterwards (docs/agent-api.md), so clients can pin its SHA-256 fingerprint.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -23,7 +23,7 @@ export interface CertificateFiles {
   privateKey: string;
 }
 
-/** About a year (security.md §4): within what browsers and Apple platforms accept. */
+/** About a year (docs/security.md): within what browsers and Apple platforms accept. */
 const VALIDITY_DAYS = 397;
 /**
  * Renew 30 days before expiry so clients never meet an expired certificate. Renewal keeps
@@ -55,7 +55,7 @@ export async function createSelfSignedIdentity(
   const pems = await generate([{ name: 'commonName', value: hostName || 'localhost' }], {
     keyType: 'rsa',
     keySize: 2048,
-    algorithm: 'sha256', // selfsigned's default is sha1 (deps.md §4)
+    algorithm: 'sha256', // selfsigned's default is sha1 (docs/architecture.md)
     notBeforeDate,
     notAfterDate,
     ...(existingKeyPem ? { keyPair: keyPairFrom(existingKeyPem) } : {}),

@@ -1,5 +1,5 @@
 /**
- * TLS options shared by the agent API and the audit API (security.md §4): TLS 1.2 at least,
+ * TLS options shared by the agent API and the audit API (docs/security.md): TLS 1.2 at least,
  * set explicitly so `--tls-min-v1.0` or NODE_OPTIONS cannot lower it, and only ECDHE with
  * AEAD ciphers (Node's default list still allows CBC suites).
  */
@@ -21,7 +21,7 @@ export const TLS_CIPHERS = [
 /**
  * Limits on slow clients, for every listener (Node's defaults are 60 s for the headers, 300 s
  * for the request, and a check every 30 s). The check interval bounds how late a slowloris
- * socket is closed after `headersTimeout` (security.md §8.4 N13); the check costs a walk over
+ * socket is closed after `headersTimeout` (docs/security.md, N13); the check costs a walk over
  * the open connections.
  */
 export interface SlowClientLimits {

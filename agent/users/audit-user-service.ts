@@ -1,5 +1,5 @@
 /**
- * Audit API users (DESIGN.md §5): kept in settings.json (`auditUsers`), passwords hashed with
+ * Audit API users (docs/audit-api.md): kept in settings.json (`auditUsers`), passwords hashed with
  * scrypt, roles `reader` and `contributor`. Used by the audit listener (authenticate), the CLI
  * and later the console (add, list, remove, set-password, set-roles). Knows nothing of HTTP.
  *

@@ -1,7 +1,7 @@
 /**
  * Human passwords of audit API users, hashed with scrypt (node:crypto, no native addon).
  * Default cost N=2^15, r=8, p=3: one of OWASP's equivalent scrypt settings (Password Storage
- * Cheat Sheet; security.md §2.2) — the same work as N=2^17, r=8, p=1 at a quarter of the memory
+ * Cheat Sheet; docs/authentication.md) — the same work as N=2^17, r=8, p=1 at a quarter of the memory
  * (32 MiB instead of 128 MiB per hash), which matters when a few run at once. About 0.1–0.3 s.
  */
 import crypto from 'node:crypto';

@@ -1,8 +1,8 @@
 /**
- * Activity data is attacker-controlled (security.md §6): file names and paths from watched
+ * Activity data is attacker-controlled (docs/console.md): file names and paths from watched
  * folders. Preact renders strings as text, never HTML; this module also makes invisible and
  * direction-changing characters visible, so a name with a right-to-left override (U+202E)
- * cannot pose as another name (catalogue §8.6 C08).
+ * cannot pose as another name (docs/security.md, C08).
  */
 
 // C0/C1 controls except tab, bidi embeddings/overrides/isolates, marks, zero-width characters.

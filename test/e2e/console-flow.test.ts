@@ -1,9 +1,9 @@
 /**
- * The console end to end, in Debian's Chromium against a real agent (issue 7): sign in with a
+ * The console end to end, in Debian's Chromium against a real agent: sign in with a
  * one-time link; authorize an application and copy its credentials; use them on the agent API;
  * change its permissions and see the API's answer change; revoke it and see its token refused;
  * open today's log file and follow new lines; see a file created in a watched folder appear in
- * the live feed, its attacker-chosen name shown as text (security.md §8.6 C08); add a folder to
+ * the live feed, its attacker-chosen name shown as text (docs/security.md, C08); add a folder to
  * watch and see its new file in the live feed, switch the host and its output off and on. Screenshots of
  * every page, at 1280×800 and 800×600, go to test-results/screenshots/.
  */

@@ -1,6 +1,6 @@
 /**
  * A small HTTPS client for the audit API: keep-alive, the agent's certificate as the only CA.
- * Every XML document it receives is validated against docs/schemas/ (issue 6: every XML
+ * Every XML document it receives is validated against docs/schemas/ (every XML
  * response in the tests), so a test cannot forget to.
  */
 import https from 'node:https';

@@ -1,6 +1,6 @@
 /**
- * The spec's table of permission effects (spec §5 "Effect of permissions on returned
- * resources") with DESIGN.md §4's decisions, written out independently of the engine, as the
+ * The spec's table of permission effects (docs/permissions.md "Effect of permissions on returned
+ * resources") with docs/permissions.md's decisions, written out independently of the engine, as the
  * single source of the permission matrix tests (unit and HTTP).
  *
  *   D = every resource of the kind, detailed view     L = only the local ones, limited view
@@ -20,7 +20,7 @@ const TABLE: Record<Permission, string> = {
   policyChange: /*        */ '-     -    D      -      D      -', // domains hold the policies
 };
 
-/** Which kinds each permission may change (spec §5 permissions table). */
+/** Which kinds each permission may change (docs/permissions.md permissions table). */
 export const WRITES: Record<Permission, readonly ResourceKind[]> = {
   read: [],
   accessActivityData: [],

@@ -1,5 +1,5 @@
 /**
- * A small tmpfs for disk-full tests (security.md §0.12: real faults only). Mounting needs root
+ * A small tmpfs for disk-full tests (docs/security.md: real faults only). Mounting needs root
  * (or CAP_SYS_ADMIN); where it is not allowed, `mountTmpfs` returns null and the test says so
  * by skipping. `fill` takes every free byte with a filler file; `release` gives them back.
  */

@@ -1,5 +1,5 @@
 /**
- * Agents through the agent API over real HTTPS (issue 4): the local agent is always there and
+ * Agents through the agent API over real HTTPS: the local agent is always there and
  * cannot be deleted; other agents are registered by address and port, their reachability is
  * checked in the background (loopback peers: a TLS server, a closed port, a plain TCP server,
  * a server that never answers) without ever delaying a request; changes are merge patches.

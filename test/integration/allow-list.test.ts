@@ -1,6 +1,6 @@
 /**
  * The allow-list is enforced when a connection is accepted, before any TLS byte, and changes
- * at run time without a restart (issue 2; security.md §0.8).
+ * at run time without a restart (docs/security.md).
  */
 import https from 'node:https';
 import net from 'node:net';

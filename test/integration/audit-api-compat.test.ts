@@ -1,5 +1,5 @@
 /**
- * Drop-in for the clients that exist (DESIGN.md §5; docs/audit-api.md "Compatibility"): each
+ * Drop-in for the clients that exist (docs/audit-api.md; docs/audit-api.md "Compatibility"): each
  * test names the client behaviour it serves. Also: prototype-named paths are a plain 404
  * (docs/security.md F11).
  */

@@ -1,9 +1,9 @@
 /**
- * The audit database failing under a running agent (security.md F01, §7.2): its header
+ * The audit database failing under a running agent (docs/security.md, F01): its header
  * overwritten, the file removed, replaced by a restored copy, or locked by another writer.
  * Requests that need it get 500 ServerError naming the failure (XML and JSON), the process
  * stays up, and the API recovers by itself once the file is back. Real faults only: as root,
- * chmod changes nothing (security.md §0.12), so the file itself is changed.
+ * chmod changes nothing (docs/security.md), so the file itself is changed.
  */
 import fs from 'node:fs';
 import Database from 'better-sqlite3';

@@ -1,5 +1,5 @@
 /**
- * The error rows of spec §7 and the issue, each with its exact status, category, namespace and
+ * The error rows of docs/audit-api.md and the issue, each with its exact status, category, namespace and
  * body rule, in XML and JSON; authentication and roles; limits; the netwrix vendor profile.
  * Every XML error body is validated against docs/schemas/<vendor>/error-list.xsd.
  */

@@ -1,5 +1,5 @@
 /**
- * Every filter and operator of the audit search (DESIGN.md §5), in XML and in JSON, over real
+ * Every filter and operator of the audit search (docs/audit-api.md), in XML and in JSON, over real
  * HTTPS against real records, compared with the in-memory oracle; the combination rules; the
  * JSON spellings (string, object, array, any key case, "Monitoring Plan"). Every XML response
  * is validated against docs/schemas/.
@@ -333,7 +333,7 @@ describe('JSON spellings', () => {
     expect(await rids({ FilterList: { when: { notequalto: { lastsevendays: '' } } } })).toEqual(negated);
   });
 
-  it('reads the worked example of the replaced product (audit-api.md §3)', async () => {
+  it('reads the worked example of the replaced product (docs/audit-api.md)', async () => {
     const res = await fx.reader.postJson('activity_records/search', {
       FilterList: {
         Who: { NotEqualTo: 'Administrator' },

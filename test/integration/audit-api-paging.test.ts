@@ -1,5 +1,5 @@
 /**
- * Paging with continuation marks (DESIGN.md §5): 10,000 records in pages of 777 with every RID
+ * Paging with continuation marks (docs/audit-api.md): 10,000 records in pages of 777 with every RID
  * seen once, in XML and JSON; paging while records are being written; the empty last page; a
  * kept mark that returns records written later; a search mark continued on enum; marks that
  * survive an agent restart; forged and edited marks refused.
@@ -94,7 +94,7 @@ describe('paging through 10,000 records in pages of 777', () => {
       if (rids.length === 0) break;
       seen.push(...rids);
       const mark = xmlMark(res.body)!;
-      // The mark element comes first, before the records (audit-api.md §1).
+      // The mark element comes first, before the records (docs/audit-api.md).
       expect(res.body.indexOf('<ContinuationMark>')).toBeLessThan(res.body.indexOf('<ActivityRecord>'));
       res = await fx.reader.postXml(
         'activity_records/enum?count=777',

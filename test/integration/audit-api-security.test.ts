@@ -1,5 +1,5 @@
 /**
- * Hostile XML and JSON against the audit API (security.md §3, catalogue X03–X12): DOCTYPEs and
+ * Hostile XML and JSON against the audit API (docs/security.md, X03–X12): DOCTYPEs and
  * entities are refused before parsing (no file read, no connection made, no expansion), nesting
  * and size are bounded, prototype keys do nothing, malformed input is a 400 and never a crash.
  */

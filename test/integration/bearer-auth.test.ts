@@ -1,5 +1,5 @@
 /**
- * Bearer authentication of the agent API (RFC 6750, DESIGN.md §4): missing, malformed, unknown,
+ * Bearer authentication of the agent API (RFC 6750, docs/authentication.md): missing, malformed, unknown,
  * expired or revoked tokens get 401 with `WWW-Authenticate: Bearer … error="invalid_token"`
  * and the JSON error body; permission changes and revocation apply to the very next request.
  */
@@ -73,7 +73,7 @@ describe('bearer authentication', () => {
   it('answers unknown paths with 404 and wrong methods with 405 once authenticated', async () => {
     const { access_token } = await obtainTokens(agent, await enrolClient(agent, ['read']));
     expect((await agents(bearer(access_token), '/api/v1/no-such-thing')).status).toBe(404);
-    // (POST registers an agent since issue 4; PUT is a method the collection does not have.)
+    // (POST registers an agent; PUT is a method the collection does not have.)
     const put = await apiRequest(agent, { method: 'PUT', path: '/api/v1/agents', headers: bearer(access_token) });
     expect(put.status).toBe(405);
     expect(put.headers['allow']).toBe('GET, HEAD, POST');

@@ -1,6 +1,6 @@
 /**
  * A burst of 20,000 file creates from another process yields exactly 20,000 Added records and
- * 20,000 log lines (issue 5, "Nothing lost"), with the product's watcher timings.
+ * 20,000 log lines ("Nothing lost"), with the product's watcher timings.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';

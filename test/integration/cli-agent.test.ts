@@ -1,4 +1,4 @@
-/** `vigil agent` as an operator runs it: ready line, clean stop, clear failures (DESIGN.md §3). */
+/** `vigil agent` as an operator runs it: ready line, clean stop, clear failures (README.md). */
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';

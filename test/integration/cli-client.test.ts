@@ -1,5 +1,5 @@
 /**
- * `vigil client …` and `vigil console` as an operator runs them (DESIGN.md §3): JSON on stdout,
+ * `vigil client …` and `vigil console` as an operator runs them (README.md): JSON on stdout,
  * exit 2 for usage mistakes, working on the data dir when no agent runs (under the agent lock)
  * and through the console API when one does, so changes apply at once.
  */

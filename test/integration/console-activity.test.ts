@@ -1,5 +1,5 @@
 /**
- * Activity in the console (issue 7): search the audit store with the audit API's filters,
+ * Activity in the console: search the audit store with the audit API's filters,
  * newest first and paged, and the live feed of committed records over Server-Sent Events.
  * The same FilterList must select the same records as the audit API's own search.
  */

@@ -1,6 +1,6 @@
 /**
- * Every console API endpoint behind the same three fences (issue 7 "Console API tests";
- * security.md §6, §8.6 C02, C04–C06): no credentials → 401; a Host that is not the console's
+ * Every console API endpoint behind the same three fences ("Console API tests";
+ * docs/console.md, docs/security.md, C02, C04–C06): no credentials → 401; a Host that is not the console's
  * loopback name → 403 before anything runs; a change sent with the session cookie from another
  * origin → 403 and nothing changed. Changes are never made by GET.
  */

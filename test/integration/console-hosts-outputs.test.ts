@@ -1,5 +1,5 @@
 /**
- * The console's changes to what is monitored (issue 7 "hosts and outputs: enable/disable, add a
+ * The console's changes to what is monitored ("hosts and outputs: enable/disable, add a
  * folder to watch"), against a real agent watching real folders: each change is saved in
  * settings.json, recorded in the self-audit with the console as actor, and followed by the
  * monitoring — a disabled host records nothing, an added folder is watched, a removed one is not,

@@ -1,4 +1,4 @@
-/** The console listens on 127.0.0.1 only (DESIGN.md §1): no other address reaches it. */
+/** The console listens on 127.0.0.1 only (docs/architecture.md): no other address reaches it. */
 import os from 'node:os';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Log files in the console (issue 7): list them per output, read ranges of lines (also of a
+ * Log files in the console: list them per output, read ranges of lines (also of a
  * zipped day and filtered), follow today's file over Server-Sent Events, download with Range.
  * Ids are file names; anything else is not found, and so is a symbolic link (F18 in
  * docs/security.md).

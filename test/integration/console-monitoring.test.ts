@@ -1,5 +1,5 @@
 /**
- * The console's overview endpoints and the monitoring capability behind them (issue 7, docs/tray.md):
+ * The console's overview endpoints and the monitoring capability behind them (docs/tray.md):
  * status, pause and resume of file monitoring (nothing done during a pause is recorded), today's
  * count, issues that stop recording, and read-only hosts and outputs.
  */

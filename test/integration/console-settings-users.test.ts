@@ -1,5 +1,5 @@
 /**
- * The console's settings (ports, allow-list, audit vendor) and audit users (issue 7): changes
+ * The console's settings (ports, allow-list, audit vendor) and audit users: changes
  * are validated with errors naming the field, applied at once where the agent can (allow-list,
  * vendor) and flagged "restart needed" where it cannot (ports), and recorded in the self-audit.
  */

@@ -1,6 +1,6 @@
 /**
- * kill -9 of a real agent process while a burst of file activity is being written (issue 5,
- * "Nothing lost"; security.md §7.2): after a restart the store opens cleanly, every record seen
+ * kill -9 of a real agent process while a burst of file activity is being written ("Nothing lost";
+ * docs/security.md): after a restart the store opens cleanly, every record seen
  * committed before the kill is still there, the log file ends on a whole line and holds exactly
  * one line per stored record, and every file of the burst has exactly one Added record.
  */

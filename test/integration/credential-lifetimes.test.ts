@@ -1,7 +1,7 @@
 /**
- * Lifetimes with an injected clock (spec §5 item 4, §8): client secret 72 h from generation,
+ * Lifetimes with an injected clock (docs/authentication.md): client secret 72 h from generation,
  * access token 7 days, refresh token never — on both sides of each boundary — and tokens that
- * survive an agent restart, revoked ones staying revoked (security.md B12).
+ * survive an agent restart, revoked ones staying revoked (docs/security.md, B12).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TestAgent } from '../helpers/test-agent.js';

@@ -1,5 +1,5 @@
 /**
- * Domains and policies through the agent API over real HTTPS (issue 4): domains (kept by the
+ * Domains and policies through the agent API over real HTTPS: domains (kept by the
  * console through DomainService) are read here, never with their password; policies are
  * created from JSON or raw XML (well-formed, no DTD), listed with the isEnabled and path
  * filters, changed with a merge patch, deleted, and kept across a restart.

@@ -1,6 +1,6 @@
 /**
  * File activity as a user sees it: a real agent watching a temporary folder turns creates,
- * edits, renames, moves and deletes into activity records and log lines (DESIGN.md §6–7).
+ * edits, renames, moves and deletes into activity records and log lines (docs/activity-pipeline.md).
  */
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,5 +1,5 @@
 /**
- * Hosts through the agent API over real HTTPS (issue 4): create under the local agent, read,
+ * Hosts through the agent API over real HTTPS: create under the local agent, read,
  * change with JSON Merge Patch (null resets), delete; bad input named by field; the monitoring
  * follows at once; every change is persisted (settings.json, a restart) and self-audited with
  * the client application as actor.
@@ -130,7 +130,7 @@ describe('creating a host', () => {
     expect(agent.settings.current.hosts).toHaveLength(before);
   });
 
-  // A client that meets a taken name can go straight to the resource holding it (DESIGN.md §4).
+  // A client that meets a taken name can go straight to the resource holding it (docs/agent-api.md).
   it('refuses a second host of the same name, whatever the case: 409 conflict naming the field and the holder', async () => {
     const holder = await createHost({ host: 'Unique-Name', type: TYPE, outputs: [] });
     const response = await call(agent, MH, 'POST', hostsPath, { body: { host: 'unique-name', type: TYPE } });

@@ -1,5 +1,5 @@
 /**
- * Log files through the agent API over real HTTPS (issue 4, DESIGN.md §7): listing the files of
+ * Log files through the agent API over real HTTPS (docs/activity-pipeline.md): listing the files of
  * a LogFile output (Read, Access activity data), downloading one (Access activity data only):
  * streamed, attachment, one byte range (206, 416), If-Range, HEAD; ids that are not a log file
  * of this agent (traversal, separators, encodings, symbolic links) get 404 without any file

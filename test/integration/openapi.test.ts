@@ -1,5 +1,5 @@
 /**
- * The OpenAPI 3.1 description of the agent API (issue 4): every registered route is in it and
+ * The OpenAPI 3.1 description of the agent API: every registered route is in it and
  * every route it names is registered (both ways), docs/openapi.json is the generated document
  * (run `npm run openapi` when this fails), and the agent serves it to any valid token.
  */

@@ -1,5 +1,5 @@
 /**
- * Outputs through the agent API over real HTTPS (issue 4): host outputs (create, read under the
+ * Outputs through the agent API over real HTTPS: host outputs (create, read under the
  * host and under /outputs, merge-patch member by member, enable/disable taking effect in the
  * output manager, delete), domain outputs, and bad input named by field.
  */

@@ -1,6 +1,6 @@
 /**
  * Every resource route of the agent API × every permission set (32), over real HTTPS, against
- * the independent table in test/helpers/permission-table.ts (spec §5 and DESIGN.md §4):
+ * the independent table in test/helpers/permission-table.ts (docs/permissions.md):
  * collections keep what the client may see, a resource named by id that it may not see is 401
  * (404 only when it could see such a resource), limited views lack the Detailed Only
  * attributes, and writes are allowed only to the permission that changes the kind. Writes here

@@ -1,6 +1,6 @@
 /**
  * The token endpoint takes the requests of the replaced product's own samples unchanged
- * (DESIGN.md §4, docs/authentication.md): its PowerShell sample labels a form body
+ * (docs/authentication.md): its PowerShell sample labels a form body
  * `application/json`, its curl sample posts the form with `-d`. A real JSON body stays refused.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
  * RFC 6749 compliance of `POST /api/v1/token` against a running agent over HTTPS. Each case
- * quotes the sentence of the RFC it checks. Departures decided in DESIGN.md §4 are marked
+ * quotes the sentence of the RFC it checks. Departures decided in docs/authentication.md are marked
  * "Vigil:" with the reason (docs/authentication.md lists them).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -282,7 +282,7 @@ describe('RFC 6749 §6 refreshing an access token', () => {
     expect((await apiRequest(agent, { path: '/api/v1/agents', headers: bearer(access) })).status).toBe(200);
   });
 
-  // Vigil (DESIGN.md §4): the secret enrols for 72 h and the refresh token is the long-lived
+  // Vigil (docs/authentication.md): the secret enrols for 72 h and the refresh token is the long-lived
   // credential, so the refresh grant accepts client_id without the secret. This departs from
   // §6 "require client authentication for confidential clients"; rotation and reuse detection
   // (RFC 9700 §4.14.2) protect the refresh token instead.
@@ -348,7 +348,7 @@ describe('RFC 6749 §6 refreshing an access token', () => {
     expectError(response, 401, 'invalid_client');
   });
 
-  // A refresh token is not an access token and the reverse (security.md §1.6 item 6).
+  // A refresh token is not an access token and the reverse (docs/authentication.md).
   it('does not take an access token as a refresh token, nor a refresh token as a bearer token', async () => {
     const tokens = await obtainTokens(agent, client);
     expectError(await refresh(tokens.access_token), 400, 'invalid_grant');

@@ -1,5 +1,5 @@
 /**
- * "Never a 500 for client mistakes" (issue 3; security.md T18): random form bodies, content
+ * "Never a 500 for client mistakes" (docs/security.md, T18): random form bodies, content
  * types and Authorization headers against the running token endpoint always get a 4xx from
  * RFC 6749 §5.2's set (or a 200 when they happen to be valid), always with no-store.
  */

@@ -1,5 +1,5 @@
 /**
- * Load on a real `vigil agent` process over loopback (issue 9; security.md §8.7 L01, L03, L04):
+ * Load on a real `vigil agent` process over loopback (docs/security.md, L01, L03, L04):
  * 200 concurrent connections on the token endpoint, on authenticated GETs, and on audit
  * searches while a writer adds records. Each must end with zero errors, zero non-2xx answers
  * and zero lost writes; the p99 latency is reported; and the agent's event loop, read from its
@@ -25,7 +25,7 @@ import { makeTempDir } from '../helpers/temp-dir.js';
 import { sized, STRESS } from '../helpers/stress.js';
 
 const CONNECTIONS = 200;
-// VIGIL_LOAD_SECONDS sets another length (a 600 s soak: security.md L02).
+// VIGIL_LOAD_SECONDS sets another length (a 600 s soak: docs/security.md, L02).
 const DURATION_S = Number(process.env['VIGIL_LOAD_SECONDS'] ?? sized(3, 30));
 const EVENT_LOOP_LIMIT_MS = 100;
 const PASSWORD = 'correct horse battery';

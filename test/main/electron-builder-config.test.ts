@@ -1,5 +1,5 @@
 /**
- * electron-builder.yml cannot be exercised here (packaging downloads Electron, deps.md §9),
+ * electron-builder.yml cannot be exercised here (packaging downloads Electron, docs/architecture.md),
  * so this test checks what can be checked offline: the file passes electron-builder's own
  * schema validation, names the targets and icons the issue asks for, and its `files` list
  * (evaluated the way electron-builder does: minimatch with dot:true, later patterns win)

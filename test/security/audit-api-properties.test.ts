@@ -1,13 +1,13 @@
 /**
- * Property-based tests of the audit API over HTTPS (issue 9; security.md §8.5 X02, X09, X11,
- * X13, X14, X18 short form). Records and filter values come from every Unicode plane, with
+ * Property-based tests of the audit API over HTTPS (docs/security.md, X02, X09, X11, X13, X14, X18
+ * short form). Records and filter values come from every Unicode plane, with
  * control characters, lone surrogates, SQL and LIKE metacharacters and huge strings.
  * Properties:
  * - a search is accepted exactly when the shared filter parser accepts it, and then returns
  *   exactly the records the in-memory oracle selects (X14), in XML the same as in JSON (X02);
  * - random and mutated bodies get 200/400/413/415 with a well-formed body (every XML answer is
  *   validated against docs/schemas/ by the test client), or the spec's empty 500 for corrupted
- *   JSON (spec §7), never another 5xx;
+ *   JSON (docs/audit-api.md), never another 5xx;
  * - a document of K namespace declarations over N elements is refused quickly whatever K and N
  *   (docs/security.md F2);
  * - no answer echoes the caller's password; the agent keeps answering afterwards.
@@ -105,7 +105,7 @@ function expectNoSecret(res: AuditResponse): void {
   expect(JSON.stringify(res.headers)).not.toContain(PASSWORD);
 }
 
-describe('audit API under generated input (issue 9 properties)', () => {
+describe('audit API under generated input (properties)', () => {
   it('X14/X02 random filters from every Unicode plane: accepted iff the filter parser accepts, then exactly the oracle’s records, XML = JSON', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(conditionArb, { minLength: 1, maxLength: 3 }), async (triples) => {
@@ -206,7 +206,7 @@ describe('audit API under generated input (issue 9 properties)', () => {
           // Without ?format=json a body declared application/json is read as JSON too.
           const readAsJson = json || contentType === 'application/json';
           if (res.status === 500) {
-            // Spec §7: corrupted JSON → 500 with an empty body; nothing else may be a 5xx.
+            // docs/audit-api.md: corrupted JSON → 500 with an empty body; nothing else may be a 5xx.
             expect(readAsJson, `500 on XML: ${res.body}`).toBe(true);
             expect(res.body).toBe('');
             return;

@@ -1,5 +1,5 @@
 /**
- * Bearer access rows of the security catalogue (RFC 6750 §2.1, §3; security.md §8.3) that
+ * Bearer access rows of the security catalogue (RFC 6750 §2.1, §3; docs/security.md) that
  * test/integration/bearer-auth.test.ts and agents-permission-matrix.test.ts do not already
  * cover: generated Authorization headers (B03), id and path tricks (B10, on the agent routes
  * that exist in this branch), and method tricks without a token (B11).

@@ -1,5 +1,5 @@
 /**
- * Console rows of the security catalogue (security.md §6, §8.6) that
+ * Console rows of the security catalogue (docs/console.md, docs/security.md) that
  * test/integration/console-*.test.ts do not already cover: no state change through GET (C06),
  * hardening headers on every answer (C07), and the console token kept out of the process list
  * and environment (C09).
@@ -18,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => agent.stop());
 
-describe('console (security.md §6)', () => {
+describe('console (docs/security.md)', () => {
   it('C06 GET on the revoke and regenerate-secret paths changes nothing: 405 with Allow, the client and its secret stay', async () => {
     const created = await consoleRequest(agent, {
       method: 'POST',

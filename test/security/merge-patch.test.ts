@@ -1,6 +1,6 @@
 /**
  * Random JSON merge patches (RFC 7396) against the agent API's PATCH routes, over HTTPS
- * (security.md §8 "properties"): every answer is 200 or a 4xx with a named field, never a 5xx;
+ * (docs/security.md "properties"): every answer is 200 or a 4xx with a named field, never a 5xx;
  * a refused patch changes nothing; an accepted one is what a later GET and settings.json show.
  */
 import fs from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * T21 and B07 (security.md §2.2, §8.1, §8.3): after a session that uses every kind of
+ * T21 and B07 (docs/authentication.md, docs/security.md): after a session that uses every kind of
  * credential — client secrets (body and Basic), access and refresh tokens (rotated, reused,
  * sent in the URL), console token, login link, session cookie and key, audit user password
  * (right and wrong) — neither the agent's log (at debug level) nor any file of its data directory holds

@@ -1,6 +1,6 @@
 /**
- * Token endpoint and refresh rows of the security catalogue (security.md §1.1, §1.6, §8.1,
- * §8.2, §8.7 F11) that test/integration/token-endpoint-*.test.ts, credential-lifetimes.test.ts
+ * Token endpoint and refresh rows of the security catalogue (docs/authentication.md, docs/security.md, F11)
+ * that test/integration/token-endpoint-*.test.ts, credential-lifetimes.test.ts
  * and test/unit/token-service.test.ts do not already cover. Each test names its row and rule.
  */
 import fc from 'fast-check';
@@ -142,7 +142,7 @@ describe('refresh tokens (RFC 6749 §6, RFC 9700 §4.14.2)', () => {
   });
 });
 
-describe('clock jumps (security.md §8.7 F11)', () => {
+describe('clock jumps (docs/security.md, F11)', () => {
   it('F11 the clock goes back a day and forward eight: tokens stay valid until their own expiry; expires_in is never negative', async () => {
     const client = await enrolClient(agent, ['read']);
     const tokens = await obtainTokens(agent, client);

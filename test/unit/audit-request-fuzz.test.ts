@@ -1,5 +1,5 @@
 /**
- * Random and mutated request bodies through the readers (security.md X18, short form for CI):
+ * Random and mutated request bodies through the readers (docs/security.md, X18, short form for CI):
  * every input is either accepted or refused with an AuditError/EmptyResponse — never another
  * exception, never a slow parse.
  */

@@ -2,7 +2,7 @@
  * The read side against an independent oracle (test/helpers/reference-filter.ts): for random
  * searches over records with awkward values (`%`, `_`, `\`, quotes, non-ASCII, missing fields),
  * paging through the SQL search returns exactly the records the oracle accepts, in `seq`
- * order — with the substring index complete, partial or absent (security.md X14).
+ * order — with the substring index complete, partial or absent (docs/security.md, X14).
  */
 import path from 'node:path';
 import fc from 'fast-check';

@@ -1,4 +1,4 @@
-/** Generated credentials: prefix per kind, 256 random bits, checksum that catches typos (security.md T20). */
+/** Generated credentials: prefix per kind, 256 random bits, checksum that catches typos (docs/security.md, T20). */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {

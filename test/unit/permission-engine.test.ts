@@ -1,7 +1,7 @@
 /**
  * The permission engine against the spec's table (test/helpers/permission-table.ts): every
  * permission set × every resource kind × list / get by id (local, other, missing) / write /
- * download, asserting the visibility, the view and the 401-not-403 rule of spec §5.
+ * download, asserting the visibility, the view and the 401-not-403 rule of docs/permissions.md.
  */
 import { describe, expect, it } from 'vitest';
 import { AccessPolicy, RESOURCE_KINDS, type Locality } from '../../shared/permission-engine.js';
@@ -78,7 +78,7 @@ describe.each(allPermissionSets().map((set) => [label(set), set] as const))('per
   });
 });
 
-describe('rules of spec §5 spelled out', () => {
+describe('permission rules of docs/permissions.md spelled out', () => {
   it('Read sees everything detailed but may not download log files', () => {
     const read = new AccessPolicy(['read']);
     expect(read.view('agent', 'other')).toBe('detailed');

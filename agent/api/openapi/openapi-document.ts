@@ -85,7 +85,7 @@ export function buildOpenApiDocument(version: string, server = DEFAULT_SERVER): 
         title: 'Vigil agent API',
         version,
         description:
-          'REST API of the Vigil agent (DESIGN.md §4): agents, hosts, outputs, domains, policies and log files. ' +
+          'REST API of the Vigil agent (docs/agent-api.md): agents, hosts, outputs, domains, policies and log files. ' +
           'OAuth 2.0 client credentials; five permissions (docs/permissions.md). Reference for users: docs/agent-api.md.',
       },
       servers: [{ url: server }],

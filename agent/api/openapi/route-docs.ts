@@ -27,7 +27,7 @@ export interface RouteDoc {
   path: string;
   tag: string;
   summary: string;
-  /** Who may call it (spec §5 and docs/permissions.md); null for the token endpoint. */
+  /** Who may call it (docs/permissions.md); null for the token endpoint. */
   permission: string | null;
   query?: z.ZodObject;
   body?: Record<string, z.ZodType>;

@@ -1,5 +1,5 @@
 /**
- * The Agent resource (shared/agent-resource.ts; agent-api.md §1.6.1) and what may be written:
+ * The Agent resource (shared/agent-resource.ts; docs/agent-api.md) and what may be written:
  * registering another agent (host name or address, API port, comment), changing it, and
  * changing the local agent's comment, allow-list and log storage limits.
  */

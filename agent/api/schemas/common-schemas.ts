@@ -14,7 +14,7 @@ export const statusSchema = z
     summary: z.string(),
     details: z.string(),
   })
-  .meta({ id: 'Status', description: 'Status of a host, output or agent (agent-api.md §1.6.7).' });
+  .meta({ id: 'Status', description: 'Status of a host, output or agent.' });
 export type StatusView = z.infer<typeof statusSchema>;
 
 export const errorBodySchema = z
@@ -32,7 +32,7 @@ export const errorBodySchema = z
       .optional()
       .meta({ description: 'A 409 conflict over a taken unique value: the id of the resource that holds it.' }),
   })
-  .meta({ id: 'Error', description: 'The one error body of the agent API (RFC 6749 §5.2 shape, DESIGN.md §4).' });
+  .meta({ id: 'Error', description: 'The one error body of the agent API (RFC 6749 §5.2 shape, docs/agent-api.md).' });
 
 export const urlSchema = z.string().meta({ description: 'Absolute URL' });
 export const nullableUrlSchema = z.string().nullable().meta({ description: 'Absolute URL, or null' });

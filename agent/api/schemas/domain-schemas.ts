@@ -1,5 +1,5 @@
 /**
- * The Domain resource (agent-api.md §1.6.2): a directory domain this agent knows — its name,
+ * The Domain resource (docs/agent-api.md): a directory domain this agent knows — its name,
  * the LDAP server to read it from (and as whom; the password is never shown), enabled — with
  * its outputs and policies. Read-only in the agent API; the console changes domains.
  */

@@ -1,5 +1,5 @@
 /**
- * The Host resource (agent-api.md §1.6.3): what the agent monitors — on a workstation, its own
+ * The Host resource (docs/agent-api.md): what the agent monitors — on a workstation, its own
  * file system with the folders to watch. API names follow the replaced product (`host`,
  * `isEnabled`); the settings say `name`, `enabled` (mapped in host-view.ts).
  */
@@ -103,12 +103,9 @@ export const hostViewSchema = z
       description:
         'Read-only. process: file records name the acting account and process; none: they cannot (see attributionReason).',
     }),
-    attributionReason: z
-      .string()
-      .optional()
-      .meta({
-        description: 'Read-only, with attribution none: why (e.g. needs CAP_SYS_ADMIN: run the Vigil service).',
-      }),
+    attributionReason: z.string().optional().meta({
+      description: 'Read-only, with attribution none: why (e.g. needs CAP_SYS_ADMIN: run the Vigil service).',
+    }),
     agentsUrl: urlSchema,
     outputs: z.array(outputViewSchema),
     outputsUrl: urlSchema,

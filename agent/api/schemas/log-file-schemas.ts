@@ -1,5 +1,5 @@
 /**
- * The File resource (agent-api.md §1.6.5, DESIGN.md §7): one log file of a LogFile output.
+ * The File resource (docs/agent-api.md, docs/activity-pipeline.md): one log file of a LogFile output.
  * Its id is the file name; `contentUrl` downloads it (Access activity data only).
  */
 import { z } from 'zod';

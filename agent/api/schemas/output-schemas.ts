@@ -1,5 +1,5 @@
 /**
- * The Output resource (agent-api.md §1.6.4): a LogFile or Syslog output of a host or a domain.
+ * The Output resource (docs/agent-api.md): a LogFile or Syslog output of a host or a domain.
  * API names follow the replaced product (`isEnabled`, `logFile.daysToRetain`); the settings
  * keep their own (`enabled`, `logFile.retentionDays`), mapped in output-view.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * The Policy resource (agent-api.md §1.6.6): an Active Directory monitoring policy of a domain.
+ * The Policy resource (docs/agent-api.md): an Active Directory monitoring policy of a domain.
  * Its `xml` must be one well-formed XML document (no DTD). POST takes this JSON, or the raw
  * policy document as `application/xml`.
  */

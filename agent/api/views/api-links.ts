@@ -1,5 +1,5 @@
 /**
- * Absolute links of the agent API's resources (DESIGN.md §4: every resource has an absolute
+ * Absolute links of the agent API's resources (docs/agent-api.md: every resource has an absolute
  * `url`). The origin is the one the client used to reach the agent (always HTTPS).
  */
 import type Koa from 'koa';

@@ -1,5 +1,5 @@
 /**
- * F04 (security.md §7.2, §8.7): the disk under the audit database fills up while the agent
+ * F04 (docs/security.md): the disk under the audit database fills up while the agent
  * runs. The data directory sits on a small tmpfs that the test fills to the last byte. Writes
  * must fail with 500 ServerError (nothing acknowledged that was not committed), reads and
  * tokens already issued keep working, the process stays up, and writing resumes by itself once

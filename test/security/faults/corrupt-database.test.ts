@@ -1,5 +1,5 @@
 /**
- * F13 (security.md §8.7): the agent starts on a data directory whose audit database or token
+ * F13 (docs/security.md): the agent starts on a data directory whose audit database or token
  * database is damaged. It must refuse to start with one clear line naming the file (no stack
  * trace), exit non-zero, and leave the file byte for byte as it was: never start over with an
  * empty database in its place.

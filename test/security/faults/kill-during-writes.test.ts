@@ -1,6 +1,6 @@
 /**
- * kill -9 of a real agent process while it acknowledges writes (security.md §7.2, §8.7 F06, F07;
- * issue 9 "nothing lost"): 50,000 records arrive through the audit API in requests of 1,000
+ * kill -9 of a real agent process while it acknowledges writes (docs/security.md, F06, F07;
+ * "nothing lost"): 50,000 records arrive through the audit API in requests of 1,000
  * while token requests run beside them, and the agent is killed with SIGKILL halfway. After a
  * restart on the same data directory:
  * - the audit database passes `PRAGMA integrity_check`;

@@ -1,5 +1,5 @@
 /**
- * F05 (security.md §8.7): the agent's own log destination is full. Its stderr goes to
+ * F05 (docs/security.md): the agent's own log destination is full. Its stderr goes to
  * /dev/full, where every write fails with ENOSPC. The agent must keep serving every API, count
  * the lines it could not write, and stop cleanly; before the fix Node's unhandled 'error' event
  * on process.stderr killed it at its first log line.

@@ -1,6 +1,6 @@
 /**
- * The disk of the activity log files fills up (DESIGN.md §7; security.md §8.7 F05; issue 9
- * "the log disk full → writing stops with a status warning and resumes"). The data directory's
+ * The disk of the activity log files fills up (docs/activity-pipeline.md, docs/security.md, F05; "the log
+ * disk full → writing stops with a status warning and resumes"). The data directory's
  * `logs/` folder is a small tmpfs that the test fills:
  * - down to less than `logStorage.minLocalFreeSpace`: the output stops writing with a Warning
  *   before the disk is full;

@@ -1,5 +1,5 @@
 /**
- * F12 (security.md §7.2, §8.7): kill -9 while the settings file is being rewritten (the
+ * F12 (docs/security.md): kill -9 while the settings file is being rewritten (the
  * allow-list and the console port change in a loop, as from the console). After every kill the
  * file is the last acknowledged document or the one after it — never empty, never partial —
  * and the agent's settings store opens it. (Writes go temp file → fsync → rename → fsync of the

@@ -1,5 +1,5 @@
 /**
- * The SIEM's syslog server goes down while the agent runs (issue 9; DESIGN.md §6 "nothing
+ * The SIEM's syslog server goes down while the agent runs (docs/activity-pipeline.md "nothing
  * accepted is lost"; docs/activity-pipeline.md). A real rsyslogd receives over TCP; it is
  * stopped for an outage (a few seconds in `npm test`, a full minute under `npm run
  * test:stress`) while file activity goes on:

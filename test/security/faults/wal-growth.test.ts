@@ -1,5 +1,5 @@
 /**
- * F10 (security.md §7.1, §8.7): a long read transaction held open while records keep arriving
+ * F10 (docs/security.md): a long read transaction held open while records keep arriving
  * (a slow export, a backup) makes the audit database's WAL grow, since no checkpoint can pass
  * the reader. Once the reader ends, the WAL must shrink back to a bounded size instead of
  * keeping its peak size on disk for ever (`journal_size_limit`).
