@@ -1,15 +1,15 @@
 /**
  * The agent: settings, TLS identity, the three listeners and the services behind them. It runs
  * the same way headless (`vigil agent`) and inside the Electron main process, and never imports
- * electron (docs/architecture.md). Each part is set up in agent/setup/ (or activity-services.ts) and
+ * electron (docs/architecture.md). Each part is set up in agent/setup/ (activity-setup.ts for file activity) and
  * owns its stop steps; this file puts them together in start-up order.
  */
-import type { ActivityOptions, ActivityServices } from './activity-services.js';
-import { startActivityPipeline } from './activity-services.js';
-import type { RouteInfo } from './api/api-router.js';
+import type { ActivityOptions, ActivityServices } from './setup/activity-setup.js';
+import { startActivityPipeline } from './setup/activity-setup.js';
+import type { RouteInfo } from './http/api-router.js';
 import type { AuthServices } from './auth/auth-services.js';
 import { systemClock, type Clock } from './auth/lifetimes.js';
-import type { ChangeRecorder } from './change-log.js';
+import type { ChangeRecorder } from './pipeline/change-recorder.js';
 import { dataPaths, type DataPaths } from './config/data-dir.js';
 import type { SettingsStore } from './config/settings-store.js';
 import type { AuditLimits } from './audit/audit-limits.js';

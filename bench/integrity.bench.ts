@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { AuditStore } from '../agent/store/audit-store.js';
-import { GENESIS, canonicalRecord, nextChain } from '../agent/integrity/record-chain.js';
+import { GENESIS, canonicalRecord, nextChain } from '../agent/store/record-chain.js';
 import { verifyStore } from '../agent/integrity/verify-store.js';
 import type { NewActivityRecord } from '../shared/activity-record.js';
 

@@ -6,7 +6,6 @@
  * product's own client sends `filterlist` (docs/audit-api.md).
  */
 import {
-  FILTER_SPECS,
   checkOperator,
   FilterError,
   lookupFilter,
@@ -195,6 +194,3 @@ export function filterListToJson(conditions: readonly FilterCondition[]): Record
   }
   return out;
 }
-
-/** Every filter name, for UIs that offer a choice. */
-export const FILTER_NAMES = Object.keys(FILTER_SPECS);

@@ -13,7 +13,6 @@ import { parseDateTime, parseTimeOfDay } from './audit-when.js';
 export const TEXT_OPERATORS = ['Contains', 'DoesNotContain', 'Equals', 'NotEqualTo', 'StartsWith', 'EndsWith'] as const;
 export const GROUP_OPERATORS = ['InGroup', 'NotInGroup'] as const;
 export const OPERATORS = [...TEXT_OPERATORS, ...GROUP_OPERATORS] as const;
-export type TextOperator = (typeof TEXT_OPERATORS)[number];
 export type Operator = (typeof OPERATORS)[number];
 export type EqualityOperator = 'Equals' | 'NotEqualTo';
 

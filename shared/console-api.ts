@@ -27,7 +27,6 @@
 
 import type { ActivityRecord } from './activity-record.js';
 
-export const CONSOLE_TOKEN_FILE = 'secrets/console-token';
 /** The session cookie of the console listening on `port` (one name per port: RFC 6265 §8.5). */
 export function consoleSessionCookie(port: number): string {
   return `vigil_console_${port}`;
@@ -38,7 +37,6 @@ export const CONSOLE_SESSION_HEADER = 'x-vigil-session';
 export const CONSOLE_SESSION_PARAM = 'session';
 /** Where the login page and the tray app hand the key to the web app: `/#session=<key>`. */
 export const CONSOLE_SESSION_FRAGMENT = 'session';
-export const CONSOLE_TOKEN_PREFIX = 'vgc_';
 
 export const ConsolePaths = {
   status: '/api/status',
@@ -162,10 +160,6 @@ export interface MonitoringView {
   todayCount: number;
   /** Most serious first; empty when recording works. */
   issues: MonitoringIssueView[];
-}
-
-export interface SetMonitoringRequest {
-  paused: boolean;
 }
 
 /** `GET /api/hosts`: what the agent monitors, from the settings and the runtime status. */

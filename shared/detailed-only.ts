@@ -20,10 +20,6 @@ export const DOMAIN_DETAILED_ONLY = ['ldapServer', 'userName', 'policiesUrl'] as
 /** The policy document (docs/agent-api.md). Every permission that sees policies sees them detailed. */
 export const POLICY_DETAILED_ONLY = ['xml'] as const;
 
-/** Outputs and log files have no Detailed Only attribute (docs/agent-api.md). */
-export const OUTPUT_DETAILED_ONLY = [] as const;
-export const LOG_FILE_DETAILED_ONLY = [] as const;
-
 /** A copy of `resource` without `keys`. */
 export function withoutKeys<T extends object, K extends keyof T>(resource: T, keys: readonly K[]): Omit<T, K> {
   const copy: Partial<T> = { ...resource };

@@ -91,6 +91,91 @@ function runtimeElectronImports(file: string): number {
     .length;
 }
 
+/**
+ * Inside agent/, folders form layers: a folder imports only folders listed before it, so the
+ * dependencies point one way and cannot form a cycle. Bottom: helpers with no knowledge of the
+ * product (util, log, http). Then stores and services, which know nothing of HTTP. Then the
+ * three HTTP edges (audit API, agent API, console). Then the setups that wire a running agent
+ * and agent/agent.ts itself; on top the `vigil` command, which starts the agent or talks to it
+ * (docs/architecture.md, "Dependency direction").
+ */
+export const AGENT_LAYERS = [
+  'util',
+  'log',
+  'http',
+  'store',
+  'pipeline',
+  'config',
+  'integrity',
+  'tls',
+  'net',
+  'platform',
+  'status',
+  'outputs',
+  'monitor',
+  'users',
+  'auth',
+  'resources',
+  'audit',
+  'api',
+  'console',
+  'setup',
+  '.',
+  'cli',
+];
+
+/** Upward imports that are deliberate, each with its reason. */
+const AGENT_LAYER_EXCEPTIONS: Array<{ from: string; to: string; why: string }> = [
+  {
+    from: 'agent/resources/policy-xml.ts',
+    to: 'agent/audit/',
+    why: 'policies are read with the hardened XML reader of the audit API and its error type',
+  },
+];
+
+/** The agent/ folder a file lies in ('.' for agent/agent.ts), or null outside agent/. */
+function agentFolder(relative: string): string | null {
+  const parts = relative.split(path.sep);
+  if (parts[0] !== 'agent') return null;
+  return parts.length === 2 ? '.' : parts[1]!;
+}
+
+export function upwardImports(): string[] {
+  const found: string[] = [];
+  for (const file of sourceFiles('agent')) {
+    const from = path.relative(REPO_ROOT, file);
+    const fromFolder = agentFolder(from);
+    if (fromFolder === null) continue;
+    for (const spec of importsOf(file)) {
+      if (!spec.startsWith('.')) continue;
+      const target = path.relative(REPO_ROOT, path.resolve(path.dirname(file), spec));
+      const toFolder = agentFolder(target);
+      if (toFolder === null || toFolder === fromFolder) continue;
+      const rank = (folder: string): number => AGENT_LAYERS.indexOf(folder);
+      if (rank(fromFolder) === -1) found.push(`${from}: folder agent/${fromFolder}/ has no layer`);
+      else if (rank(toFolder) > rank(fromFolder)) {
+        const allowed = AGENT_LAYER_EXCEPTIONS.some((e) => from === e.from && target.startsWith(e.to));
+        if (!allowed) found.push(`${from} imports "${spec}": agent/${fromFolder}/ is below agent/${toFolder}/`);
+      }
+    }
+  }
+  return found;
+}
+
+describe('layers inside agent/ (docs/architecture.md)', () => {
+  it('every folder imports only the folders below it', () => {
+    expect(upwardImports()).toEqual([]);
+  });
+
+  it('every folder of agent/ has its place in the layers', () => {
+    const folders = fs
+      .readdirSync(path.join(REPO_ROOT, 'agent'), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+    expect(folders.filter((folder) => !AGENT_LAYERS.includes(folder))).toEqual([]);
+  });
+});
+
 describe('layering (docs/architecture.md)', () => {
   for (const rule of RULES) {
     it(`${rule.folder}/ keeps its import rules`, () => {

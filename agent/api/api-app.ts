@@ -7,7 +7,7 @@
  */
 import Koa from 'koa';
 import { apiErrorMiddleware } from './error-middleware.js';
-import type { ApiRouter } from './api-router.js';
+import type { ApiRouter } from '../http/api-router.js';
 import type { Logger } from '../log/logger.js';
 
 export interface ApiAppDeps {

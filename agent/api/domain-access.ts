@@ -1,7 +1,7 @@
 /** The domain named in a path (`/domains/{domainId}/...`), checked with the rules of what is under it. */
 import type Koa from 'koa';
 import type { DomainSettings } from '../config/directory-schema.js';
-import { pathParam } from './api-router.js';
+import { pathParam } from '../http/api-router.js';
 import { resolve, type Resolved } from './resource-access.js';
 import type { ResourceRouteDeps } from './resource-deps.js';
 

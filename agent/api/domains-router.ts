@@ -5,8 +5,8 @@
  * host, their policies with Policy change.
  */
 import type Koa from 'koa';
-import { requirePermission } from '../auth/require-permission.js';
-import { pathParam, type ApiRouter } from './api-router.js';
+import { requirePermission } from './require-permission.js';
+import { pathParam, type ApiRouter } from '../http/api-router.js';
 import { renderAgentList } from './agents-router.js';
 import { createOutput, deleteOutput, patchOutput, renderOutput, resolveOutput } from './output-handlers.js';
 import { registerPolicyRoutes } from './policies-router.js';

@@ -3,7 +3,7 @@
  * leaves as the JSON body of api-error.ts: never an HTML page, never a stack trace.
  */
 import type Koa from 'koa';
-import { ApiError } from './api-error.js';
+import { ApiError } from '../http/api-error.js';
 import type { Logger } from '../log/logger.js';
 
 interface HttpLikeError {

@@ -13,7 +13,7 @@ import { outputFieldsFromWrite } from './views/output-view.js';
 import { parseInput, readJsonBody, readMergePatch, rejectReadOnly, viaService } from './request-input.js';
 import { created, noContent, resolve, visible, type Resolved } from './resource-access.js';
 import { actorOf, viewDeps, type ResourceRouteDeps } from './resource-deps.js';
-import { apiAuth } from '../auth/bearer-auth.js';
+import { apiAuth } from './bearer-auth.js';
 import { checkSyslogDestination } from './syslog-destination.js';
 
 export function renderHost(ctx: Koa.Context, deps: ResourceRouteDeps, host: HostSettings, view: View): HostView {

@@ -3,8 +3,8 @@
  * their outputs and their status history. Reading needs a permission that sees hosts (Read,
  * Access activity data: limited, Modify host); changing them needs Modify host.
  */
-import { forbiddenById, requirePermission } from '../auth/require-permission.js';
-import { pathParam, type ApiRouter } from './api-router.js';
+import { forbiddenById, requirePermission } from './require-permission.js';
+import { pathParam, type ApiRouter } from '../http/api-router.js';
 import { renderAgentList } from './agents-router.js';
 import { deleteHost, listHosts, patchHost, renderHost, resolveHost } from './host-handlers.js';
 import { createOutput, deleteOutput, patchOutput, renderOutput, resolveOutput } from './output-handlers.js';

@@ -6,11 +6,11 @@
  * is http/send-file.ts (one byte range, If-Range), and answers an id that is not a log file name
  * of this agent with 404 before any file outside the logs folder could be touched.
  */
-import { requirePermission } from '../auth/require-permission.js';
+import { requirePermission } from './require-permission.js';
 import { sendFile } from '../http/send-file.js';
 import type { LogFileInfo, OpenLogFile } from '../outputs/log-files-service.js';
-import { invalidInput } from './api-error.js';
-import { pathParam, type ApiRouter } from './api-router.js';
+import { invalidInput } from '../http/api-error.js';
+import { pathParam, type ApiRouter } from '../http/api-router.js';
 import { booleanQuery } from './request-input.js';
 import { resolve, visible } from './resource-access.js';
 import { linksOf, type ResourceRouteDeps } from './resource-deps.js';

@@ -4,7 +4,7 @@
  * the API answers nothing to anonymous callers, docs/authentication.md). The document is built
  * once; only `servers` follows the address the client used.
  */
-import type { ApiRouter } from './api-router.js';
+import type { ApiRouter } from '../http/api-router.js';
 import { buildOpenApiDocument, DEFAULT_SERVER } from './openapi/openapi-document.js';
 
 export function registerOpenApiRoute(router: ApiRouter, deps: { version: string; apiPort: () => number }): void {

@@ -2,8 +2,8 @@
  * `/api/v1/outputs` and `/api/v1/outputs/{id}`: every output of this agent, host outputs then
  * domain outputs (docs/agent-api.md). Changes go through the host or domain path.
  */
-import { requirePermission } from '../auth/require-permission.js';
-import { pathParam, type ApiRouter } from './api-router.js';
+import { requirePermission } from './require-permission.js';
+import { pathParam, type ApiRouter } from '../http/api-router.js';
 import { renderOutput, resolveOutput } from './output-handlers.js';
 import { visible } from './resource-access.js';
 import type { ResourceRouteDeps } from './resource-deps.js';

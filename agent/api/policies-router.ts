@@ -7,8 +7,8 @@
 import type Koa from 'koa';
 import { applyMergePatch } from '../../shared/merge-patch.js';
 import { POLICY_XML_MAX } from '../config/directory-schema.js';
-import { requirePermission } from '../auth/require-permission.js';
-import { pathParam, type ApiRouter } from './api-router.js';
+import { requirePermission } from './require-permission.js';
+import { pathParam, type ApiRouter } from '../http/api-router.js';
 import { resolveDomain } from './domain-access.js';
 import {
   booleanQuery,
@@ -23,7 +23,7 @@ import { actorOf, linksOf, type ResourceRouteDeps } from './resource-deps.js';
 import { policyCreateSchema, policyWriteSchema, POLICY_READ_ONLY } from './schemas/policy-schemas.js';
 import { policyFieldsFromWrite, policyView, policyWritable, renamePolicyField } from './views/policy-view.js';
 import type { PolicySettings } from '../config/directory-schema.js';
-import { invalidInput } from './api-error.js';
+import { invalidInput } from '../http/api-error.js';
 
 /** Room for the largest policy document in JSON (escaping can double it) and the other fields. */
 const POLICY_BODY_LIMIT = 2 * POLICY_XML_MAX + 16 * 1024;

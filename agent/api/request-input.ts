@@ -11,7 +11,7 @@ import type { JsonObject } from '../../shared/merge-patch.js';
 import { JSON_BODY_LIMIT, checkCharset, mediaType, parseJsonObject, readJsonObject } from '../http/json-body.js';
 import { readBodyText } from '../http/read-body.js';
 import { ServiceError } from '../util/service-error.js';
-import { ApiError, invalidInput } from './api-error.js';
+import { ApiError, invalidInput } from '../http/api-error.js';
 
 export { JSON_BODY_LIMIT, parseJsonObject };
 export { parseInput } from '../http/parse-input.js';

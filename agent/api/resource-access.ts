@@ -8,9 +8,9 @@
  */
 import type Koa from 'koa';
 import type { Action, Locality, ResourceKind, View } from '../../shared/permission-engine.js';
-import { apiAuth } from '../auth/bearer-auth.js';
-import { forbiddenById } from '../auth/require-permission.js';
-import { notFound } from './api-error.js';
+import { apiAuth } from './bearer-auth.js';
+import { forbiddenById } from './require-permission.js';
+import { notFound } from '../http/api-error.js';
 
 export interface Resolved<T> {
   resource: T;

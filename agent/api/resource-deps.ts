@@ -11,7 +11,7 @@ import type { StatusRegistry } from '../status/status-registry.js';
 import type { LocalAgent } from './local-agent.js';
 import { ApiLinks } from './views/api-links.js';
 import type { OutputViewDeps } from './views/output-view.js';
-import { apiAuth } from '../auth/bearer-auth.js';
+import { apiAuth } from './bearer-auth.js';
 
 export interface ResourceRouteDeps {
   localAgent: LocalAgent;

@@ -1,5 +1,5 @@
 /** Every resource route of the agent API, registered on the authenticated router. */
-import type { ApiRouter } from './api-router.js';
+import type { ApiRouter } from '../http/api-router.js';
 import { registerAgentRoutes } from './agents-router.js';
 import { registerDomainRoutes } from './domains-router.js';
 import { registerHostRoutes } from './hosts-router.js';

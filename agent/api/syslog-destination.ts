@@ -6,7 +6,7 @@
  * Other changes of a Syslog output (template, filter, comment, enabling) need Modify host only.
  */
 import type Koa from 'koa';
-import { apiAuth, bearerChallenge } from '../auth/bearer-auth.js';
+import { apiAuth, bearerChallenge } from './bearer-auth.js';
 
 interface OutputLike {
   type: string;

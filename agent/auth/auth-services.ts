@@ -3,7 +3,7 @@
  * auth.db, the token service and the client service. Used by the agent at start and by the
  * `vigil client` command when no agent runs (it then holds the agent lock).
  */
-import type { ChangeRecorder } from '../change-log.js';
+import type { ChangeRecorder } from '../pipeline/change-recorder.js';
 import type { DataPaths } from '../config/data-dir.js';
 import type { SettingsStore } from '../config/settings-store.js';
 import type { Logger } from '../log/logger.js';

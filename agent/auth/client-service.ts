@@ -20,7 +20,7 @@ import {
   normalizePermissions,
   type Permission,
 } from '../../shared/permissions.js';
-import type { ChangeRecorder } from '../change-log.js';
+import type { ChangeRecorder } from '../pipeline/change-recorder.js';
 import type { SettingsStore } from '../config/settings-store.js';
 import type { StoredClientApplication } from '../config/settings-schema.js';
 import { ClientApplicationError } from './client-errors.js';

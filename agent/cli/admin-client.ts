@@ -8,7 +8,7 @@
  *   middle), opens the data dir's files directly, and releases the lock when done.
  */
 import { CONSOLE_ACTOR_HEADER, type ConsoleErrorBody } from '../../shared/console-api.js';
-import type { ChangeRecorder } from '../change-log.js';
+import type { ChangeRecorder } from '../pipeline/change-recorder.js';
 import { AgentAlreadyRunningError, AgentLock, readLock } from '../config/agent-lock.js';
 import { dataPaths, type DataPaths } from '../config/data-dir.js';
 import { restrictDatabaseFiles, restrictNewFiles, secureDataDir } from '../config/data-dir-permissions.js';

@@ -4,7 +4,7 @@
  * agent lock, so it is the only writer; the record is committed before the command returns.
  */
 import os from 'node:os';
-import { configChangeToItem, type ChangeRecorder, type ConfigChange } from '../change-log.js';
+import { configChangeToItem, type ChangeRecorder, type ConfigChange } from '../pipeline/change-recorder.js';
 import type { DataPaths } from '../config/data-dir.js';
 import type { Logger } from '../log/logger.js';
 import { AuditStore } from '../store/audit-store.js';

@@ -10,7 +10,7 @@
  * agent started with.
  */
 import type { ConsoleSettingsView, EditableSettings } from '../../shared/console-api.js';
-import type { ChangeRecorder } from '../change-log.js';
+import type { ChangeRecorder } from '../pipeline/change-recorder.js';
 import type { Settings } from './settings-schema.js';
 import { SettingsValidationError, type SettingsStore } from './settings-store.js';
 

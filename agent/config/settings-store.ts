@@ -11,7 +11,7 @@ import fs from 'node:fs/promises';
 import { EventEmitter } from 'node:events';
 import { Low, type Adapter } from 'lowdb';
 import { defaultSettings, settingsSchema, type Settings } from './settings-schema.js';
-import { describeProblem, fieldProblems, type FieldProblem } from './validation-errors.js';
+import { describeProblem, fieldProblems, type FieldProblem } from '../util/validation-errors.js';
 import { writeFileDurably } from './durable-file.js';
 
 /** The settings file exists but cannot be used; the agent must not start. */

@@ -12,7 +12,7 @@ import {
   type LoginLinkResponse,
   type SessionResponse,
 } from '../../shared/console-api.js';
-import type { ApiRouter } from '../api/api-router.js';
+import type { ApiRouter } from '../http/api-router.js';
 import type { ConsoleSessions } from './console-sessions.js';
 import { requireConsoleToken } from './console-guard.js';
 

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { ConsoleActivityPaths, MAX_ACTIVITY_PAGE, type ActivitySearchResponse } from '../../shared/console-api.js';
 import { FilterError, type FilterCondition } from '../../shared/audit-filters.js';
 import { isJsonObject, parseFilterListJson } from '../../shared/audit-filter-json.js';
-import { ApiError } from '../api/api-error.js';
+import { ApiError } from '../http/api-error.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { readJsonObject } from '../http/json-body.js';
 import { parseInput } from '../http/parse-input.js';

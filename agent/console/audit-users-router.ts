@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { ConsoleAuditUserPaths, type RemovedAuditUserResponse } from '../../shared/console-api.js';
-import { pathParam } from '../api/api-router.js';
+import { pathParam } from '../http/api-router.js';
 import { readJsonObject } from '../http/json-body.js';
 import { parseInput } from '../http/parse-input.js';
 import type { AuditUserService } from '../users/audit-user-service.js';

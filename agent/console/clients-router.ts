@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { ConsoleClientPaths } from '../../shared/console-api.js';
-import { pathParam } from '../api/api-router.js';
+import { pathParam } from '../http/api-router.js';
 import type { ClientService } from '../auth/client-service.js';
 import { readJsonObject } from '../http/json-body.js';
 import { parseInput } from '../http/parse-input.js';

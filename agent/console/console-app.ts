@@ -7,7 +7,7 @@
  * users, settings, log files and activity.
  */
 import Koa from 'koa';
-import { ApiRouter, type RouteInfo } from '../api/api-router.js';
+import { ApiRouter, type RouteInfo } from '../http/api-router.js';
 import type { Logger } from '../log/logger.js';
 import { CONSOLE_CSP, rendererDistFolder, staticFiles } from './static-files.js';
 import { loginPage, registerAccessRoutes } from './access-router.js';

@@ -3,7 +3,7 @@
  * `{"error","error_description","field"?}` (shared/console-api.ts), never a stack trace.
  */
 import type Koa from 'koa';
-import { ApiError } from '../api/api-error.js';
+import { ApiError } from '../http/api-error.js';
 import { ClientApplicationError } from '../auth/client-errors.js';
 import { SettingsValidationError } from '../config/settings-store.js';
 import type { Logger } from '../log/logger.js';

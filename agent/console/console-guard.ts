@@ -20,8 +20,8 @@ import {
   CONSOLE_SESSION_PARAM,
   consoleSessionCookie,
 } from '../../shared/console-api.js';
-import { ApiError } from '../api/api-error.js';
-import type { ApiRouter } from '../api/api-router.js';
+import { ApiError } from '../http/api-error.js';
+import type { ApiRouter } from '../http/api-router.js';
 import type { ConsoleSessions } from './console-sessions.js';
 import type { ConsoleToken } from './console-token.js';
 

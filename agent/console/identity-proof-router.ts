@@ -7,7 +7,7 @@
  */
 import type Koa from 'koa';
 import { ConsolePaths } from '../../shared/console-api.js';
-import { ApiError } from '../api/api-error.js';
+import { ApiError } from '../http/api-error.js';
 import { CONSOLE_CHALLENGE, type ConsoleToken } from './console-token.js';
 
 export function identityProof(token: ConsoleToken, port: () => number): Koa.Middleware {

@@ -5,8 +5,8 @@
  */
 import type Koa from 'koa';
 import { ConsoleLogFilePaths, MAX_LOG_LINES_PER_REQUEST, type LogFileView } from '../../shared/console-api.js';
-import { ApiError } from '../api/api-error.js';
-import { pathParam } from '../api/api-router.js';
+import { ApiError } from '../http/api-error.js';
+import { pathParam } from '../http/api-router.js';
 import { sendFile } from '../http/send-file.js';
 import type { LogFileViewer } from '../outputs/log-file-viewer.js';
 import { LogFileMissingError } from '../outputs/log-file-viewer.js';

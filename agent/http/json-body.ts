@@ -7,8 +7,8 @@
  */
 import type Koa from 'koa';
 import { isJsonObject, type JsonObject } from '../../shared/merge-patch.js';
-import { ApiError, invalidInput } from '../api/api-error.js';
-import { fieldPath } from '../config/validation-errors.js';
+import { ApiError, invalidInput } from './api-error.js';
+import { fieldPath } from '../util/validation-errors.js';
 import { readBodyText } from './read-body.js';
 
 export const JSON_BODY_LIMIT = 64 * 1024;

@@ -1,11 +1,11 @@
 /**
  * Request input checked against a zod schema, for the agent API and the console: the first
  * problem becomes 400 `invalid_request` naming its field (`prefix` before it), in the words of
- * agent/config/validation-errors.ts.
+ * agent/util/validation-errors.ts.
  */
 import type { z } from 'zod';
-import { invalidInput } from '../api/api-error.js';
-import { fieldProblems } from '../config/validation-errors.js';
+import { invalidInput } from './api-error.js';
+import { fieldProblems } from '../util/validation-errors.js';
 
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown, prefix = ''): z.infer<S> {
   const result = schema.safeParse(value);

@@ -8,7 +8,7 @@
  */
 import type fs from 'node:fs';
 import type Koa from 'koa';
-import { ApiError } from '../api/api-error.js';
+import { ApiError } from './api-error.js';
 import { decideRange, ifRangeMatches } from './byte-range.js';
 
 export interface OpenFile {

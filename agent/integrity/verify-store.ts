@@ -15,7 +15,7 @@
 import path from 'node:path';
 import type crypto from 'node:crypto';
 import Database from 'better-sqlite3';
-import { CANONICAL_COLUMNS, GENESIS, nextChain } from './record-chain.js';
+import { CANONICAL_COLUMNS, GENESIS, nextChain } from '../store/record-chain.js';
 import { checkpointMessage, type CheckpointRow } from './chain-checkpoints.js';
 import { verifySignature } from './signing-key.js';
 import type { Problem, VerifiedRange } from './verify-report.js';

@@ -5,13 +5,7 @@
  */
 import path from 'node:path';
 import type { Coverage } from '../store/monitor-state.js';
-
-/** True when `p` is `dir` or inside it. */
-export function isUnder(p: string, dir: string): boolean {
-  if (p === dir) return true;
-  const prefix = dir.endsWith(path.sep) ? dir : dir + path.sep;
-  return p.startsWith(prefix);
-}
+import { isUnder } from '../util/path-under.js';
 
 export function normaliseCoverage(include: readonly string[], exclude: readonly string[]): Coverage {
   const excluded = [...new Set(exclude.map((p) => path.resolve(p)))].sort();
@@ -21,10 +15,6 @@ export function normaliseCoverage(include: readonly string[], exclude: readonly 
     (p) => !resolved.some((other) => other !== p && isUnder(p, other)) && !excluded.some((ex) => isUnder(p, ex)),
   );
   return { include: included, exclude: excluded.filter((ex) => included.some((inc) => isUnder(ex, inc))) };
-}
-
-export function sameCoverage(a: Coverage | null, b: Coverage | null): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 export class CoverageMatcher {

@@ -5,7 +5,7 @@
  * removed: an unmounted drive or a permission change is not a deletion.
  */
 import type { SnapshotEntry } from '../store/monitor-state.js';
-import { isUnder } from './coverage.js';
+import { isUnder } from '../util/path-under.js';
 import { hostStatusText, type HostStatusText } from './host-status-text.js';
 
 export class FolderHealth {

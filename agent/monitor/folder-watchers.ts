@@ -5,7 +5,7 @@
  * silently); the file activity source turns hints into changes by comparing with its snapshot.
  */
 import fs from 'node:fs';
-import { isUnder } from './coverage.js';
+import { isUnder } from '../util/path-under.js';
 
 export type HintListener = (dir: string, name: string | null) => void;
 export type WatchErrorListener = (dir: string, error: Error) => void;

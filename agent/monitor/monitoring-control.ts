@@ -9,7 +9,7 @@
  * Error state. Warnings (a folder that does not exist yet) are shown by the console but are not
  * issues: the tray turns red only when recording is really stopped or failing.
  */
-import type { ChangeRecorder } from '../change-log.js';
+import type { ChangeRecorder } from '../pipeline/change-recorder.js';
 import type { Settings } from '../config/settings-schema.js';
 import type { DiskGuard } from '../outputs/disk-guard.js';
 import type { LiveFeed } from '../pipeline/live-feed.js';

@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import type { SnapshotEntry } from '../store/monitor-state.js';
-import { isUnder } from './coverage.js';
+import { isUnder } from '../util/path-under.js';
 
 export interface Rename {
   from: string;

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import type { FileFilter } from '../config/monitoring-schema.js';
 import type { StoredItem } from '../pipeline/pipeline-item.js';
-import { isUnder } from '../monitor/coverage.js';
+import { isUnder } from '../util/path-under.js';
 
 export type ItemFilter = (item: StoredItem) => boolean;
 

@@ -6,7 +6,7 @@
  * ChangeRecorder. No HTTP here.
  */
 import crypto from 'node:crypto';
-import type { ChangeRecorder } from '../change-log.js';
+import type { ChangeRecorder } from '../pipeline/change-recorder.js';
 import type { RegisteredAgentSettings } from '../config/fleet-schema.js';
 import type { SettingsStore } from '../config/settings-store.js';
 import { AllowList } from '../net/allow-list.js';

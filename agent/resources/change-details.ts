@@ -5,7 +5,7 @@
  * summarised by their length and a short hash, so a record stays readable and small.
  */
 import crypto from 'node:crypto';
-import type { ChangeDetail } from '../change-log.js';
+import type { ChangeDetail } from '../pipeline/change-recorder.js';
 
 const LONG = 1000;
 

@@ -4,7 +4,7 @@
  * The agent API only reads them; the console adds, changes and removes them through
  * this service. Removing a domain removes its outputs and policies. No HTTP here.
  */
-import type { ChangeRecorder } from '../change-log.js';
+import type { ChangeRecorder } from '../pipeline/change-recorder.js';
 import type { DomainSettings } from '../config/directory-schema.js';
 import type { SettingsStore } from '../config/settings-store.js';
 import type { DomainPasswords } from '../config/domain-passwords.js';

@@ -7,7 +7,7 @@
  * call it. Fields are the settings' names (`name`, `enabled`); errors name them too.
  */
 import crypto from 'node:crypto';
-import type { ChangeRecorder } from '../change-log.js';
+import type { ChangeRecorder } from '../pipeline/change-recorder.js';
 import type { HostInput, HostSettings, OutputSettings } from '../config/monitoring-schema.js';
 import type { SettingsStore } from '../config/settings-store.js';
 import { changeDetails } from './change-details.js';

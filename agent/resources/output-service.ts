@@ -6,7 +6,7 @@
  * are unique together, so one id names an output wherever it lives. No HTTP here.
  */
 import crypto from 'node:crypto';
-import type { ChangeRecorder } from '../change-log.js';
+import type { ChangeRecorder } from '../pipeline/change-recorder.js';
 import {
   OUTPUT_TYPES,
   type DomainOutputSettings,

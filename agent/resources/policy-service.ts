@@ -5,7 +5,7 @@
  * go through the settings store and are reported to the ChangeRecorder. No HTTP here.
  */
 import crypto from 'node:crypto';
-import type { ChangeRecorder } from '../change-log.js';
+import type { ChangeRecorder } from '../pipeline/change-recorder.js';
 import type { PolicySettings } from '../config/directory-schema.js';
 import type { SettingsStore } from '../config/settings-store.js';
 import { changeDetails } from './change-details.js';

@@ -3,7 +3,7 @@
  * use them, and so can the console ("enable or disable a host or an output, add a folder to
  * watch"): docs/agent-api.md ("Services for other front ends") lists their methods.
  */
-import type { ChangeRecorder } from '../change-log.js';
+import type { ChangeRecorder } from '../pipeline/change-recorder.js';
 import type { SettingsStore } from '../config/settings-store.js';
 import type { DomainPasswords } from '../config/domain-passwords.js';
 import type { Logger } from '../log/logger.js';

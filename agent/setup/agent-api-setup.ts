@@ -5,15 +5,15 @@
  */
 import type Koa from 'koa';
 import { buildApiApp } from '../api/api-app.js';
-import { ApiRouter, type RouteInfo } from '../api/api-router.js';
+import { ApiRouter, type RouteInfo } from '../http/api-router.js';
 import { ensureLocalAgentId, LocalAgent } from '../api/local-agent.js';
 import type { AgentSigningKey } from '../../shared/agent-resource.js';
 import { registerOpenApiRoute } from '../api/openapi-router.js';
 import { registerResourceRoutes } from '../api/resource-routes.js';
-import type { ActivityServices } from '../activity-services.js';
+import type { ActivityServices } from './activity-setup.js';
 import type { AuthServices } from '../auth/auth-services.js';
-import { bearerAuth } from '../auth/bearer-auth.js';
-import { registerTokenRoute } from '../auth/token-router.js';
+import { bearerAuth } from '../api/bearer-auth.js';
+import { registerTokenRoute } from '../api/token-router.js';
 import type { SettingsStore } from '../config/settings-store.js';
 import type { Logger } from '../log/logger.js';
 import type { ResourceServices } from '../resources/resource-services.js';

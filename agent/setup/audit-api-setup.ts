@@ -4,7 +4,7 @@
  */
 import type Koa from 'koa';
 import type { ActivityRecord } from '../../shared/activity-record.js';
-import type { ChangeRecorder } from '../change-log.js';
+import type { ChangeRecorder } from '../pipeline/change-recorder.js';
 import type { DataPaths } from '../config/data-dir.js';
 import type { SettingsStore } from '../config/settings-store.js';
 import type { Logger } from '../log/logger.js';

@@ -2,7 +2,7 @@
  * Client applications and tokens (agent/auth/), and the hourly purge of expired tokens from
  * auth.db.
  */
-import type { ChangeRecorder } from '../change-log.js';
+import type { ChangeRecorder } from '../pipeline/change-recorder.js';
 import { openAuthServices, type AuthServices } from '../auth/auth-services.js';
 import type { Clock } from '../auth/lifetimes.js';
 import type { DataPaths } from '../config/data-dir.js';

@@ -5,11 +5,11 @@
  */
 import fs from 'node:fs/promises';
 import type Koa from 'koa';
-import type { ActivityServices } from '../activity-services.js';
+import type { ActivityServices } from './activity-setup.js';
 import type { AuthServices } from '../auth/auth-services.js';
 import type { Clock } from '../auth/lifetimes.js';
 import type { AuditService } from '../audit/audit-service.js';
-import type { ChangeRecorder } from '../change-log.js';
+import type { ChangeRecorder } from '../pipeline/change-recorder.js';
 import type { DataPaths } from '../config/data-dir.js';
 import { EditableSettingsService } from '../config/editable-settings.js';
 import type { SettingsStore } from '../config/settings-store.js';
@@ -17,7 +17,7 @@ import { buildActivityRouter } from '../console/activity-router.js';
 import { buildAuditUsersRouter } from '../console/audit-users-router.js';
 import { buildClientsRouter } from '../console/clients-router.js';
 import { buildConsoleApp, consoleRouteTable } from '../console/console-app.js';
-import type { RouteInfo } from '../api/api-router.js';
+import type { RouteInfo } from '../http/api-router.js';
 import { ConsoleSessions } from '../console/console-sessions.js';
 import { ConsoleToken } from '../console/console-token.js';
 import { buildDiagnosticsRouter } from '../console/diagnostics-router.js';

@@ -3,8 +3,8 @@
  * `PRAGMA user_version`. A migration never edits an earlier one: add a new entry instead.
  */
 import type Database from 'better-sqlite3';
-import { CANONICAL_COLUMNS, GENESIS, canonicalRecord, nextChain, rowValues } from '../integrity/record-chain.js';
-import type { CanonicalRow } from '../integrity/record-chain.js';
+import { CANONICAL_COLUMNS, GENESIS, canonicalRecord, nextChain, rowValues } from './record-chain.js';
+import type { CanonicalRow } from './record-chain.js';
 
 export type Migration = (db: Database.Database) => void;
 

@@ -12,7 +12,7 @@ import { migrate } from './audit-schema.js';
 import { RidGenerator } from './rid.js';
 import { BACKSTOP_PAGES, WalCheckpointer } from './wal-checkpointer.js';
 import { DatabaseOpenError, openProblem } from './database-open-error.js';
-import { GENESIS, canonicalRecord, nextChain } from '../integrity/record-chain.js';
+import { GENESIS, canonicalRecord, nextChain } from './record-chain.js';
 
 /**
  * The WAL is cut back to this size once a checkpoint has emptied it. A long reader (an export,

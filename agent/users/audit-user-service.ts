@@ -12,7 +12,7 @@
  * MAX_WAITING_CHECKS logins waiting for one.
  */
 import crypto from 'node:crypto';
-import type { ChangeRecorder } from '../change-log.js';
+import type { ChangeRecorder } from '../pipeline/change-recorder.js';
 import type { SettingsStore } from '../config/settings-store.js';
 import {
   AUDIT_ROLES,

@@ -1,9 +1,9 @@
-/** The agent API's router (agent/api/api-router.ts) on a real Koa app: matching, parameters, HEAD, 405/OPTIONS. */
+/** The agent API's router (agent/http/api-router.ts) on a real Koa app: matching, parameters, HEAD, 405/OPTIONS. */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiRouter, pathParam } from '../../agent/api/api-router.js';
+import { ApiRouter, pathParam } from '../../agent/http/api-router.js';
 
 let server: http.Server;
 let base = '';

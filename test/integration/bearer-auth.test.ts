@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestAgent } from '../helpers/test-agent.js';
-import { MemoryChangeRecorder } from '../../agent/change-log.js';
+import { MemoryChangeRecorder } from '../../agent/pipeline/change-recorder.js';
 import {
   apiRequest,
   bearer,

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestAgent } from '../helpers/test-agent.js';
 import type { AuditUserSummary, ConsoleSettingsView } from '../../shared/console-api.js';
-import { MemoryChangeRecorder } from '../../agent/change-log.js';
+import { MemoryChangeRecorder } from '../../agent/pipeline/change-recorder.js';
 import { consoleRequest, withToken } from '../helpers/console-client.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 import { handshake } from '../helpers/tls-probe.js';

@@ -150,7 +150,7 @@ describe('vigil verify: the audit database', () => {
     db.prepare("UPDATE activity_records SET who = 'HOST\\mallory' WHERE seq = 5").run();
     // Recompute every chain value after the edit, as an intruder who read docs/integrity.md would.
     const { CANONICAL_COLUMNS, GENESIS, canonicalRecord, nextChain, rowValues } =
-      await import('../../agent/integrity/record-chain.js');
+      await import('../../agent/store/record-chain.js');
     let chain = GENESIS;
     for (const row of db.prepare(`SELECT seq, ${CANONICAL_COLUMNS} FROM activity_records ORDER BY seq`).all()) {
       chain = nextChain(chain, canonicalRecord(rowValues(row as Parameters<typeof rowValues>[0])));

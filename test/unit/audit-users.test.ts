@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SettingsStore } from '../../agent/config/settings-store.js';
 import { AuditUserError, AuditUserService } from '../../agent/users/audit-user-service.js';
 import { hashPassword, verifyPassword } from '../../agent/users/password-hash.js';
-import { MemoryChangeRecorder } from '../../agent/change-log.js';
+import { MemoryChangeRecorder } from '../../agent/pipeline/change-recorder.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
 const cheap = { N: 1024, r: 8, p: 1, keyLength: 32 };

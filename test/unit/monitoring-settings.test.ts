@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { settingsSchema } from '../../agent/config/settings-schema.js';
-import { fieldProblems } from '../../agent/config/validation-errors.js';
+import { fieldProblems } from '../../agent/util/validation-errors.js';
 import { localHostType, parseHostPort } from '../../agent/config/monitoring-schema.js';
 
 const type = localHostType();

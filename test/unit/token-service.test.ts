@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryChangeRecorder } from '../../agent/change-log.js';
+import { MemoryChangeRecorder } from '../../agent/pipeline/change-recorder.js';
 import { ClientService } from '../../agent/auth/client-service.js';
 import { CredentialHasher } from '../../agent/auth/keyed-hash.js';
 import { TokenService } from '../../agent/auth/token-service.js';

@@ -3,9 +3,9 @@
  * the CLI is reported here, and the activity pipeline turns it into an activity record with
  * DataSource `Vigil Agent`. Services take a ChangeRecorder; they never know about the store.
  */
-import { DataSources, formatWhen, type NewActivityRecord } from '../shared/activity-record.js';
-import type { Logger } from './log/logger.js';
-import type { PipelineItem } from './pipeline/pipeline-item.js';
+import { DataSources, formatWhen, type NewActivityRecord } from '../../shared/activity-record.js';
+import type { Logger } from '../log/logger.js';
+import type { PipelineItem } from './pipeline-item.js';
 
 export interface ChangeDetail {
   PropertyName: string;

@@ -8,16 +8,16 @@
  * parameters) → the grant type → the client → the grant. Nothing here logs a secret or token.
  */
 import type Koa from 'koa';
-import { ApiError } from '../api/api-error.js';
-import type { ApiRouter } from '../api/api-router.js';
+import { ApiError } from '../http/api-error.js';
+import type { ApiRouter } from '../http/api-router.js';
 import { readBodyText } from '../http/read-body.js';
 import type { Logger } from '../log/logger.js';
-import { parseBasicCredentials } from './basic-credentials.js';
-import { AUTH_REALM, rfcText } from './challenge.js';
-import type { ClientService } from './client-service.js';
-import { parseFormParameters } from './form-parameters.js';
-import type { TokenService } from './token-service.js';
-import { TokenRateLimiter } from './token-rate-limit.js';
+import { parseBasicCredentials } from '../auth/basic-credentials.js';
+import { AUTH_REALM, rfcText } from '../auth/challenge.js';
+import type { ClientService } from '../auth/client-service.js';
+import { parseFormParameters } from '../auth/form-parameters.js';
+import type { TokenService } from '../auth/token-service.js';
+import { TokenRateLimiter } from '../auth/token-rate-limit.js';
 
 export const TOKEN_PATH = '/api/v1/token';
 const FORM_LIMIT_BYTES = 16 * 1024;

@@ -7,25 +7,25 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import type { SettingsStore } from './config/settings-store.js';
-import type { DataPaths } from './config/data-dir.js';
-import type { Logger } from './log/logger.js';
-import { PipelineChangeRecorder, type ChangeRecorder } from './change-log.js';
-import { Pipeline, type PipelineOptions } from './pipeline/pipeline.js';
-import type { LiveFeed } from './pipeline/live-feed.js';
-import type { StoredItem } from './pipeline/pipeline-item.js';
-import type { AuditStore } from './store/audit-store.js';
-import { MonitorStateTable } from './store/monitor-state.js';
-import { OutputPositions } from './store/output-positions.js';
-import { RecordRetention } from './store/record-retention.js';
-import { StatusRegistry } from './status/status-registry.js';
-import { OutputManager, type OutputManagerOptions } from './outputs/output-manager.js';
-import { LogFilesService } from './outputs/log-files-service.js';
-import { MonitorService, type MonitorServiceOptions } from './monitor/monitor-service.js';
-import { ADD_FOLDER_HINT, firstRunMonitoring } from './monitor/default-host.js';
-import { localAccount, type LocalAccount } from './monitor/local-account.js';
-import { MonitoringControl } from './monitor/monitoring-control.js';
-import { TodayCount } from './store/today-count.js';
+import type { SettingsStore } from '../config/settings-store.js';
+import type { DataPaths } from '../config/data-dir.js';
+import type { Logger } from '../log/logger.js';
+import { PipelineChangeRecorder, type ChangeRecorder } from '../pipeline/change-recorder.js';
+import { Pipeline, type PipelineOptions } from '../pipeline/pipeline.js';
+import type { LiveFeed } from '../pipeline/live-feed.js';
+import type { StoredItem } from '../pipeline/pipeline-item.js';
+import type { AuditStore } from '../store/audit-store.js';
+import { MonitorStateTable } from '../store/monitor-state.js';
+import { OutputPositions } from '../store/output-positions.js';
+import { RecordRetention } from '../store/record-retention.js';
+import { StatusRegistry } from '../status/status-registry.js';
+import { OutputManager, type OutputManagerOptions } from '../outputs/output-manager.js';
+import { LogFilesService } from '../outputs/log-files-service.js';
+import { MonitorService, type MonitorServiceOptions } from '../monitor/monitor-service.js';
+import { ADD_FOLDER_HINT, firstRunMonitoring } from '../monitor/default-host.js';
+import { localAccount, type LocalAccount } from '../monitor/local-account.js';
+import { MonitoringControl } from '../monitor/monitoring-control.js';
+import { TodayCount } from '../store/today-count.js';
 
 /** Tuning for tests and benchmarks; the defaults are the product's. */
 export interface ActivityOptions {

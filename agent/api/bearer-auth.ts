@@ -13,10 +13,10 @@
 import type Koa from 'koa';
 import { AccessPolicy } from '../../shared/permission-engine.js';
 import type { Permission } from '../../shared/permissions.js';
-import { ApiError } from '../api/api-error.js';
-import type { ClientService } from './client-service.js';
-import { AUTH_REALM, rfcText } from './challenge.js';
-import type { AccessTokenFailure, TokenService } from './token-service.js';
+import { ApiError } from '../http/api-error.js';
+import type { ClientService } from '../auth/client-service.js';
+import { AUTH_REALM, rfcText } from '../auth/challenge.js';
+import type { AccessTokenFailure, TokenService } from '../auth/token-service.js';
 
 /** Who is calling, put on `ctx.state.auth` for handlers and `requirePermission`. */
 export interface ApiAuth {

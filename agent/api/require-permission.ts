@@ -13,7 +13,7 @@
  */
 import type Koa from 'koa';
 import type { Action, ResourceKind } from '../../shared/permission-engine.js';
-import { notFound, type ApiError } from '../api/api-error.js';
+import type { ApiError } from '../http/api-error.js';
 import { apiAuth, bearerChallenge } from './bearer-auth.js';
 
 const KIND_TEXT: Record<ResourceKind, string> = {
@@ -56,22 +56,4 @@ export function requirePermission(kind: ResourceKind, action: Action): Koa.Middl
     if (!apiAuth(ctx).access.allowsAny(kind, action)) throw insufficientPermission(kind, action);
     return next();
   };
-}
-
-/**
- * Resolves a resource named by id with the engine's rules: the resource with its view, or the
- * 401 / 404 to throw. `locality` is where it is, or would be if it does not exist.
- */
-export function resolveById<T>(
-  ctx: Koa.Context,
-  kind: ResourceKind,
-  action: Action,
-  resource: T | undefined,
-  locality: 'local' | 'other',
-): { resource: T; view: 'detailed' | 'limited' } {
-  const decision = apiAuth(ctx).access.byId(kind, action, { exists: resource !== undefined, locality });
-  if (decision.outcome === 'unauthorized') throw forbiddenById(kind, action);
-  if (decision.outcome === 'not_found' || resource === undefined)
-    throw notFound(`there is no such ${SINGULAR_TEXT[kind]}`);
-  return { resource, view: decision.view };
 }
