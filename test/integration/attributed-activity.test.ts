@@ -111,7 +111,11 @@ describe('attributed file activity (root, real agent)', () => {
       'the Del log line',
     );
     const columns = line!.split('\t');
-    expect([columns[2], columns[7], columns[8]]).toEqual([String(uid[bob]), program('/usr/bin/rm'), `${host}\\${bob}`]);
+    expect([columns[2], columns[7], columns[8]]).toEqual([
+      String(uid[bob]),
+      program('/usr/bin/rm'),
+      `${host}\\\\${bob}`,
+    ]);
   });
 
   it('attributes every one of 1,000 short-lived touch processes to their account', async () => {
@@ -205,7 +209,7 @@ describe('without CAP_SYS_ADMIN (an agent run by an ordinary account)', () => {
       20_000,
       'the log line of plain.txt',
     );
-    expect(line!.split('\t')[8]).toBe(`${os.hostname()}\\${carol}`); // Who: the agent's account
+    expect(line!.split('\t')[8]).toBe(`${os.hostname()}\\\\${carol}`); // Who, its backslash escaped (TSV)
     fs.rmSync(watched, { recursive: true, force: true });
   }, 60_000);
 });

@@ -83,11 +83,12 @@ async function whilePinging<T>(work: () => Promise<T>): Promise<{ result: T; wor
  * No ping waited 100 ms or more. A ping's latency also counts the time this process waited for
  * a CPU on a machine shared with other work; when a ping exceeds the limit, the loop monitor's
  * `blocked` figure, which leaves that wait out (event-loop-monitor.ts), must show that the
- * agent itself did not hold the loop.
+ * agent itself did not hold the loop for the limit either (docs/architecture.md: no turn over
+ * 100 ms).
  */
 function expectLoopKeptTurning(worstMs: number, loop: EventLoopDelay): void {
   if (worstMs < 100) return;
-  expect(loop.blocked?.maxMs ?? worstMs, `worst ping ${worstMs} ms; ${JSON.stringify(loop)}`).toBeLessThan(50);
+  expect(loop.blocked?.maxMs ?? worstMs, `worst ping ${worstMs} ms; ${JSON.stringify(loop)}`).toBeLessThan(100);
 }
 
 const whats = (body: string): string[] =>
