@@ -76,7 +76,8 @@ class RuntimeEntry<S> {
   }
 }
 
-const newHostStats = (): HostStats => ({
+/** The statistics of a host that has seen nothing yet. */
+export const newHostStats = (): HostStats => ({
   receivedAt: null,
   receivedCount: 0,
   lastEventTime: null,

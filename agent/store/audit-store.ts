@@ -13,6 +13,7 @@ import { RidGenerator } from './rid.js';
 import { BACKSTOP_PAGES, WalCheckpointer } from './wal-checkpointer.js';
 import { DatabaseOpenError, openProblem } from './database-open-error.js';
 import { GENESIS, canonicalRecord, nextChain } from './record-chain.js';
+import type { CanonicalRow } from './record-chain.js';
 
 /**
  * The WAL is cut back to this size once a checkpoint has emptied it. A long reader (an export,
@@ -32,22 +33,9 @@ export interface AuditStoreOptions {
   backgroundCheckpoints?: boolean;
 }
 
-/** A row of `activity_records` as SQLite returns it. */
-export interface RecordRow {
+/** A row of `activity_records` as SQLite returns it: the canonical columns and its `seq`. */
+export interface RecordRow extends CanonicalRow {
   seq: number;
-  rid: string;
-  when_ms: number;
-  who: string;
-  action: string;
-  what: string;
-  location: string;
-  object_type: string;
-  data_source: string;
-  plan_name: string | null;
-  plan_id: string | null;
-  item_name: string | null;
-  workstation: string | null;
-  details: string | null;
 }
 
 /** Columns an insert binds per row: the 13 canonical ones (record-chain.ts), then `chain`. */

@@ -8,16 +8,8 @@ import type { View } from '../../../shared/permission-engine.js';
 import type { HostSettings, OutputSettings } from '../../config/monitoring-schema.js';
 import type { HostFields, HostState } from '../../resources/host-service.js';
 import type { HostView, HostWrite } from '../schemas/host-schemas.js';
+import { newHostStats } from '../../status/status-registry.js';
 import { outputView, renameOutputField, type OutputViewDeps } from './output-view.js';
-
-const EMPTY_STATS: HostView['stats'] = {
-  receivedAt: null,
-  receivedCount: 0,
-  lastEventTime: null,
-  droppedCount: 0,
-  unattributedCount: 0,
-  overflowCount: 0,
-};
 
 export function hostView(
   host: HostSettings,
@@ -44,7 +36,7 @@ export function hostView(
     outputsUrl: `${url}/outputs`,
     status: runtime?.status ?? { updatedAt: deps.since, type: 'OK', summary: 'Starting', details: '' },
     statusHistoryUrl: `${url}/statusHistory`,
-    stats: runtime?.stats ?? EMPTY_STATS,
+    stats: runtime?.stats ?? newHostStats(),
   };
   return view === 'detailed' ? detailed : withoutKeys(detailed, HOST_DETAILED_ONLY);
 }
