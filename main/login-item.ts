@@ -61,7 +61,7 @@ export function autostartEntry(launch: LaunchCommand): string {
   ].join('\n');
 }
 
-/** `$XDG_CONFIG_HOME/autostart`, with the spec's default `~/.config`. */
+/** `$XDG_CONFIG_HOME/autostart`, with the XDG Base Directory default `~/.config`. */
 export function autostartDir(env: NodeJS.ProcessEnv, home: string): string {
   return path.join(env['XDG_CONFIG_HOME'] || path.join(home, '.config'), 'autostart');
 }

@@ -3,7 +3,7 @@
  * permissions may see and change. Pure and table-driven; every agent API route asks it.
  *
  * The table below is docs/permissions.md "Effect of permissions on returned resources" plus the decisions
- * of docs/permissions.md where the spec is silent (docs/permissions.md explains each row):
+ * of docs/permissions.md where the permission table is silent (docs/permissions.md explains each row):
  * - Read: every agent, host, domain, output and policy in the detailed view; log files may be
  *   listed but not downloaded.
  * - Access activity data: only the agent hosting the API, its hosts, its domain and their
@@ -48,7 +48,7 @@ export type PermissionGrants = Readonly<Record<Permission, Readonly<Partial<Reco
 const DETAILED_ALL = { view: 'detailed', scope: 'all' } as const;
 const LIMITED_LOCAL = { view: 'limited', scope: 'local' } as const;
 
-/** The spec's table (docs/permissions.md) and docs/permissions.md's decisions, one row per permission. */
+/** The permission table of docs/permissions.md, with its decisions, one row per permission. */
 export const PERMISSION_GRANTS: PermissionGrants = {
   read: {
     agent: { view: DETAILED_ALL },

@@ -16,7 +16,7 @@ export interface PermissionInfo {
   cliWord: string;
   /** The label the console shows (docs/permissions.md). */
   label: string;
-  /** One line from the spec's table of permissions. */
+  /** One line from the permission table (docs/permissions.md). */
   explanation: string;
 }
 

@@ -1,8 +1,8 @@
 /**
  * `POST /api/v1/token` (docs/authentication.md): the client credentials grant (RFC 6749 §4.4)
- * and the refresh grant (§6), with client authentication by body parameters or HTTP Basic
+ * and the refresh grant (RFC 6749 §6), with client authentication by body parameters or HTTP Basic
  * (§2.3.1), never both (§2.3). Errors are exactly RFC 6749 §5.2's; every answer, success or
- * not, carries `Cache-Control: no-store` and `Pragma: no-cache` (§5.1).
+ * not, carries `Cache-Control: no-store` and `Pragma: no-cache` (RFC 6749 §5.1).
  *
  * Order of checks: the request's form (content type, encoding, repeated or missing
  * parameters) → the grant type → the client → the grant. Nothing here logs a secret or token.
@@ -113,7 +113,7 @@ export function registerTokenRoute(router: ApiRouter, deps: TokenRouterDeps): vo
   };
 
   router.post(TOKEN_PATH, async (ctx) => {
-    // Set before anything can fail: the error middleware keeps headers already set (§5.1).
+    // Set before anything can fail: the error middleware keeps headers already set (RFC 6749 §5.1).
     ctx.set('Cache-Control', 'no-store');
     ctx.set('Pragma', 'no-cache');
     for (const name of URI_FORBIDDEN) {

@@ -5,7 +5,7 @@
  * `activity_records/search` (ActivityRecordSearch, optionally with a mark) and
  * `activity_records/` (write). Each request goes through, in order: path (404), method (405),
  * Basic authentication (401/429) and role (403), query string, body (413, 415), then the
- * service. Errors leave as the spec's ErrorList (XML or JSON per `format`) or as an empty body.
+ * service. Errors leave as the ErrorList of docs/audit-api.md (XML or JSON per `format`) or as an empty body.
  */
 import Koa from 'koa';
 import type { Logger } from '../log/logger.js';

@@ -1,5 +1,5 @@
 /**
- * Server-Sent Events for the console (HTML Living Standard §9.2): the live activity feed and
+ * Server-Sent Events for the console (HTML Living Standard, "Server-sent events"): the live activity feed and
  * log file follow mode. A stream ends when the client goes away or the agent stops; a comment
  * line every 15 s keeps idle connections from being dropped by anything in between and lets a
  * dead client be noticed. `EventSource` sends the session cookie and uses GET, so the console

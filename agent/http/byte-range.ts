@@ -3,7 +3,7 @@
  * one range: a single satisfiable range → 206; no satisfiable range → 416; several ranges →
  * the whole file (RFC 9110 §14.2 lets a server ignore Range; multipart/byteranges is not
  * produced). A header that is not a valid `bytes` ranges-specifier, or another unit, is ignored
- * (§14.2: "MAY ignore"), as is one sent with an `If-Range` that does not match (§13.1.5).
+ * (RFC 9110 §14.2: "MAY ignore"), as is one sent with an `If-Range` that does not match (§13.1.5).
  */
 
 export type RangeDecision =
@@ -33,7 +33,7 @@ export function decideRange(header: string | undefined, size: number): RangeDeci
     const first = Number(parts[1]);
     const last = parts[2] === '' ? Infinity : Number(parts[2]);
     if (!Number.isSafeInteger(first) || (last !== Infinity && !Number.isSafeInteger(last)) || last < first) {
-      return { kind: 'whole' }; // §14.1.1: last-pos below first-pos makes the specifier invalid
+      return { kind: 'whole' }; // RFC 9110 §14.1.1: last-pos below first-pos makes the specifier invalid
     }
     if (first < size) satisfiable.push({ start: first, end: Math.min(last, size - 1) });
   }

@@ -4,10 +4,10 @@
  *   SYSLOG-MSG = HEADER SP STRUCTURED-DATA [SP MSG]                      (RFC 5424 §6)
  *   HEADER     = PRI VERSION SP TIMESTAMP SP HOSTNAME SP APP-NAME SP PROCID SP MSGID
  *
- * PRI is facility 13 "log audit" with severity 5 "notice" (§6.2.1): <109>. TIMESTAMP is UTC
- * with milliseconds (§6.2.3). MSGID is the record's Action. STRUCTURED-DATA is the NILVALUE
+ * PRI is facility 13 "log audit" with severity 5 "notice" (RFC 5424 §6.2.1): <109>. TIMESTAMP is UTC
+ * with milliseconds (RFC 5424 §6.2.3). MSGID is the record's Action. STRUCTURED-DATA is the NILVALUE
  * "-": the record's fields are in MSG, laid out by the output's template. MSG is sent without
- * a BOM (MSG-ANY, §6.4), which every receiver tried reads as UTF-8.
+ * a BOM (MSG-ANY, RFC 5424 §6.4), which every receiver tried reads as UTF-8.
  *
  * Framing on TCP and TLS (RFC 6587 §3.4): `Rfc5425` is octet counting, "MSG-LEN SP SYSLOG-MSG"
  * (RFC 6587 §3.4.1, RFC 5425 §4.3); `Lf`, `CrLf`, `Cr` and `Nul` append that trailer

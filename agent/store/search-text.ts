@@ -95,7 +95,7 @@ export function trigrams(value: string): string[] {
   return [...new Set(picked)];
 }
 
-/** An FTS5 string literal: double quotes, inner quotes doubled (FTS5 query syntax §3.1). */
+/** An FTS5 string literal: double quotes, inner quotes doubled (SQLite FTS5 query syntax). */
 const quote = (token: string): string => `"${token.replace(/"/g, '""')}"`;
 
 /** The FTS5 expression matching records that contain every trigram of `value`; null if too short. */

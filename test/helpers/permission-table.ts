@@ -1,5 +1,5 @@
 /**
- * The spec's table of permission effects (docs/permissions.md "Effect of permissions on returned
+ * The table of permission effects (docs/permissions.md "Effect of permissions on returned
  * resources") with docs/permissions.md's decisions, written out independently of the engine, as the
  * single source of the permission matrix tests (unit and HTTP).
  *

@@ -94,7 +94,7 @@ function expectLoopKeptTurning(worstMs: number, loop: EventLoopDelay): void {
 const whats = (body: string): string[] =>
   (JSON.parse(body) as { ActivityRecordList: ActivityRecord[] }).ActivityRecordList.map((r) => r.What);
 
-describe('search cost per record is bounded (security.md F3, F4)', () => {
+describe('search cost per record is bounded (docs/security.md F3, F4)', () => {
   it('F3: a long Contains value is refused; a substring search over 1 MB fields keeps the loop turning', async () => {
     const { result, worstMs, loop } = await whilePinging(async () => {
       const refused = await fx.reader.postJson('activity_records/search', {

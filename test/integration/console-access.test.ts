@@ -2,7 +2,7 @@
  * Console access (shared/console-api.ts, docs/security.md, docs/console.md, C02–C05, C09): the loopback Host
  * rule,
  * the console token, one-time login links turned into a session (cookie and session key),
- * sessions for the tray app, the cookie isolated by port (F17 in security.md), and the Origin
+ * sessions for the tray app, the cookie isolated by port (F17 in docs/security.md), and the Origin
  * rule for changes made with a session.
  */
 import fs from 'node:fs';

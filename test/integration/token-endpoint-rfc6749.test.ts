@@ -43,16 +43,16 @@ function rawToken(body: string, headers: Record<string, string> = FORM, path = '
 function expectError(response: ApiResponse, status: number, error: string): void {
   expect({ status: response.status, error: response.json?.['error'] }).toEqual({ status, error });
   expect(typeof response.json?.['error_description']).toBe('string');
-  // §5.2: "Values for the "error_description" parameter MUST NOT include characters outside the
+  // RFC 6749 §5.2: "Values for the "error_description" parameter MUST NOT include characters outside the
   // set %x20-21 / %x23-5B / %x5D-7E."
   expect(response.json?.['error_description']).toMatch(/^[\x20\x21\x23-\x5b\x5d-\x7e]*$/);
-  // §5.1 applies to every answer of this endpoint here (credentials may have been sent).
+  // RFC 6749 §5.1 applies to every answer of this endpoint here (credentials may have been sent).
   expect(response.headers['cache-control']).toBe('no-store');
 }
 
 describe('RFC 6749 §4.4 client credentials grant', () => {
-  // §4.4.2: "grant_type REQUIRED. Value MUST be set to "client_credentials"."
-  // §5.1: "The authorization server issues an access token and optional refresh token, and
+  // RFC 6749 §4.4.2: "grant_type REQUIRED. Value MUST be set to "client_credentials"."
+  // RFC 6749 §5.1: "The authorization server issues an access token and optional refresh token, and
   // constructs the response by adding the following parameters to the entity-body of the HTTP
   // response with a 200 (OK) status code"
   it('issues access_token, token_type, expires_in and refresh_token with 200', async () => {
@@ -69,14 +69,14 @@ describe('RFC 6749 §4.4 client credentials grant', () => {
     expect(response.json?.['refresh_token']).toMatch(/^vgl_rt_[0-9A-Za-z]{49}$/);
   });
 
-  // §5.1: "The parameters are included in the entity-body of the HTTP response using the
+  // RFC 6749 §5.1: "The parameters are included in the entity-body of the HTTP response using the
   // "application/json" media type as defined by [RFC4627]."
   it('answers application/json', async () => {
     const response = await tokenRequest(agent, credentials());
     expect(response.headers['content-type']).toMatch(/^application\/json/);
   });
 
-  // §5.1: "The authorization server MUST include the HTTP "Cache-Control" response header field
+  // RFC 6749 §5.1: "The authorization server MUST include the HTTP "Cache-Control" response header field
   // [RFC2616] with a value of "no-store" in any response containing tokens, credentials, or
   // other sensitive information, as well as the "Pragma" response header field [RFC2616] with
   // a value of "no-cache"."
@@ -86,7 +86,7 @@ describe('RFC 6749 §4.4 client credentials grant', () => {
     expect(response.headers['pragma']).toBe('no-cache');
   });
 
-  // §4.4.3: "If the access token request is valid and authorized, the authorization server
+  // RFC 6749 §4.4.3: "If the access token request is valid and authorized, the authorization server
   // issues an access token" — and the token it issues works on the resource server.
   it('issues a token the agent API accepts, different on every request', async () => {
     const first = await obtainTokens(agent, client);
@@ -98,7 +98,7 @@ describe('RFC 6749 §4.4 client credentials grant', () => {
 });
 
 describe('RFC 6749 §2.3 client authentication', () => {
-  // §2.3.1: "The authorization server MUST support the HTTP Basic authentication scheme for
+  // RFC 6749 §2.3.1: "The authorization server MUST support the HTTP Basic authentication scheme for
   // authenticating clients that were issued a client password."
   it('accepts HTTP Basic', async () => {
     const response = await tokenRequest(
@@ -109,7 +109,7 @@ describe('RFC 6749 §2.3 client authentication', () => {
     expect(response.status).toBe(200);
   });
 
-  // §2.3.1: "The client identifier is encoded using the "application/x-www-form-urlencoded"
+  // RFC 6749 §2.3.1: "The client identifier is encoded using the "application/x-www-form-urlencoded"
   // encoding algorithm per Appendix B, and the encoded value is used as the username; the
   // client password is encoded using the same algorithm and used as the password."
   it('form-decodes the Basic user name and password', async () => {
@@ -119,19 +119,19 @@ describe('RFC 6749 §2.3 client authentication', () => {
     expect(response.status).toBe(200);
   });
 
-  // §2.3.1: "Alternatively, the authorization server MAY support including the client
+  // RFC 6749 §2.3.1: "Alternatively, the authorization server MAY support including the client
   // credentials in the request-body using the following parameters: client_id ... client_secret"
   it('accepts client_id and client_secret in the body', async () => {
     expect((await tokenRequest(agent, credentials())).status).toBe(200);
   });
 
-  // §2.3: "The client MUST NOT use more than one authentication method in each request."
+  // RFC 6749 §2.3: "The client MUST NOT use more than one authentication method in each request."
   it('refuses Basic and body credentials together with invalid_request', async () => {
     const response = await tokenRequest(agent, credentials(), basic(client.clientId, client.clientSecret));
     expectError(response, 400, 'invalid_request');
   });
 
-  // §2.3.1: "The parameters can only be transmitted in the request-body and MUST NOT be
+  // RFC 6749 §2.3.1: "The parameters can only be transmitted in the request-body and MUST NOT be
   // included in the request URI."
   it('refuses credentials in the URL', async () => {
     const query = new URLSearchParams({ client_secret: client.clientSecret }).toString();
@@ -214,13 +214,13 @@ describe('RFC 6749 §5.2 error responses', () => {
     },
   );
 
-  // §3.2: "Parameters sent without a value MUST be treated as if they were omitted from the
+  // RFC 6749 §3.2: "Parameters sent without a value MUST be treated as if they were omitted from the
   // request."
   it('treats an empty grant_type as missing', async () => {
     expectError(await tokenRequest(agent, { ...credentials(), grant_type: '' }), 400, 'invalid_request');
   });
 
-  // §3.2: "The authorization server MUST ignore unrecognized request parameters."
+  // RFC 6749 §3.2: "The authorization server MUST ignore unrecognized request parameters."
   it('ignores unknown parameters', async () => {
     expect((await tokenRequest(agent, { ...credentials(), foo: 'bar' })).status).toBe(200);
   });
@@ -244,7 +244,7 @@ describe('RFC 6749 §5.2 error responses', () => {
     expectError(await tokenRequest(agent, { ...credentials(), scope: 'admin' }), 400, 'invalid_scope');
   });
 
-  // §3.2: "The client MUST use the HTTP "POST" method when making access token requests."
+  // RFC 6749 §3.2: "The client MUST use the HTTP "POST" method when making access token requests."
   // RFC 9110 §15.5.6: a 405 "MUST generate an Allow header field".
   it.each(['GET', 'PUT', 'DELETE'])('answers %s with 405 and Allow: POST', async (method) => {
     const response = await apiRequest(agent, { method, path: '/api/v1/token' });
@@ -267,9 +267,9 @@ describe('RFC 6749 §6 refreshing an access token', () => {
       ...(withSecret ? { client_secret: c.clientSecret } : {}),
     });
 
-  // §6: "If valid and authorized, the authorization server issues an access token as
+  // RFC 6749 §6: "If valid and authorized, the authorization server issues an access token as
   // described in Section 5.1."
-  // §6: "The authorization server MAY issue a new refresh token, in which case the client MUST
+  // RFC 6749 §6: "The authorization server MAY issue a new refresh token, in which case the client MUST
   // discard the old refresh token and replace it with the new refresh token."
   it('issues a new access token and a new refresh token (rotation)', async () => {
     const first = await obtainTokens(agent, client);
@@ -284,7 +284,7 @@ describe('RFC 6749 §6 refreshing an access token', () => {
 
   // Vigil (docs/authentication.md): the secret enrols for 72 h and the refresh token is the long-lived
   // credential, so the refresh grant accepts client_id without the secret. This departs from
-  // §6 "require client authentication for confidential clients"; rotation and reuse detection
+  // RFC 6749 §6 "require client authentication for confidential clients"; rotation and reuse detection
   // (RFC 9700 §4.14.2) protect the refresh token instead.
   it('accepts client_id without the secret, by body or by Basic with an empty password', async () => {
     const first = await obtainTokens(agent, client);
@@ -298,7 +298,7 @@ describe('RFC 6749 §6 refreshing an access token', () => {
     expect(third.status).toBe(200);
   });
 
-  // §6: "validate the refresh token" / §5.2 invalid_grant: "The provided authorization grant
+  // RFC 6749 §6: "validate the refresh token" / §5.2 invalid_grant: "The provided authorization grant
   // (e.g., authorization code, resource owner credentials) or refresh token is invalid,
   // expired, revoked, does not match the redirection URI used in the authorization request, or
   // was issued to another client."
@@ -307,7 +307,7 @@ describe('RFC 6749 §6 refreshing an access token', () => {
     expectError(await refresh('not-a-token'), 400, 'invalid_grant');
   });
 
-  // §6: "ensure that the refresh token was issued to the authenticated client"
+  // RFC 6749 §6: "ensure that the refresh token was issued to the authenticated client"
   it('answers a refresh token of another client with invalid_grant', async () => {
     const theirs = await obtainTokens(agent, other);
     expectError(await refresh(theirs.refresh_token, client), 400, 'invalid_grant');
@@ -315,7 +315,7 @@ describe('RFC 6749 §6 refreshing an access token', () => {
     expect((await refresh(theirs.refresh_token, other)).status).toBe(200);
   });
 
-  // §10.4: "If a refresh token is compromised and subsequently used by both the attacker and
+  // RFC 6749 §10.4: "If a refresh token is compromised and subsequently used by both the attacker and
   // the legitimate client, one of them will present an invalidated refresh token, which will
   // inform the authorization server of the breach." RFC 9700 §4.14.2: revoke the family.
   it('treats a second use of a refresh token as a breach: invalid_grant and the whole family revoked', async () => {
@@ -331,7 +331,7 @@ describe('RFC 6749 §6 refreshing an access token', () => {
     expect((await apiRequest(agent, { path: '/api/v1/agents', headers: bearer(first.access_token) })).status).toBe(401);
   });
 
-  // §6: "refresh_token REQUIRED."
+  // RFC 6749 §6: "refresh_token REQUIRED."
   it('answers a refresh request without refresh_token with invalid_request', async () => {
     const response = await tokenRequest(agent, { grant_type: 'refresh_token', client_id: client.clientId });
     expectError(response, 400, 'invalid_request');

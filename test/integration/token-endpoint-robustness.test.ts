@@ -25,7 +25,7 @@ const ERRORS = new Set([
   'invalid_scope',
 ]);
 
-it('answers any form body with 200 or a §5.2 error, never 5xx', async () => {
+it('answers any form body with 200 or a RFC 6749 §5.2 error, never 5xx', async () => {
   const name = fc.oneof(
     fc.constantFrom('grant_type', 'client_id', 'client_secret', 'refresh_token', 'scope', 'client_id[]', '__proto__'),
     fc.string({ maxLength: 12 }),

@@ -60,7 +60,7 @@ describe('Authorization headers (RFC 6750 §2.1, §3)', () => {
   });
 });
 
-describe('resource ids and paths (security.md B10, B11)', () => {
+describe('resource ids and paths (docs/security.md B10, B11)', () => {
   const trick = fc.oneof(
     fc.constantFrom(
       '01',

@@ -63,7 +63,7 @@ describe('client authentication (RFC 6749 §2.3, §5.2)', () => {
     const client = await enrolClient(agent, ['read']);
     const id = encodeURIComponent(client.clientId);
     const secret = encodeURIComponent(client.clientSecret);
-    // The credentials under bracketed names are ignored (§3.2), so there is no client authentication.
+    // The credentials under bracketed names are ignored (RFC 6749 §3.2), so there is no client authentication.
     const bracketed = await raw(`grant_type=client_credentials&client_id[]=${id}&client_secret[x]=${secret}`);
     expect(bracketed.status).toBe(401);
     expect(bracketed.json?.['error']).toBe('invalid_client');
@@ -168,7 +168,7 @@ describe('clock jumps (docs/security.md, F11)', () => {
   });
 });
 
-describe('generated form bodies (RFC 6749 §3.2, §5.2; security.md T17, T18)', () => {
+describe('generated form bodies (RFC 6749 §3.2, §5.2; docs/security.md T17, T18)', () => {
   const ERRORS = new Set([
     'invalid_request',
     'invalid_client',
@@ -179,7 +179,7 @@ describe('generated form bodies (RFC 6749 §3.2, §5.2; security.md T17, T18)', 
   // RFC 6749 §5.2: error and error_description use %x20-21 / %x23-5B / %x5D-7E only.
   const RFC_TEXT = /^[\x20-\x21\x23-\x5B\x5D-\x7E]*$/;
 
-  it('T17/T18 random and badly encoded bodies: a §5.2 error or 200, no-store, RFC-safe text, no secret or refresh token echoed', async () => {
+  it('T17/T18 random and badly encoded bodies: a RFC 6749 §5.2 error or 200, no-store, RFC-safe text, no secret or refresh token echoed', async () => {
     const client = await enrolClient(agent, ['read']);
     const tokens = await obtainTokens(agent, client);
     const secrets = [client.clientSecret, tokens.refresh_token, tokens.access_token];

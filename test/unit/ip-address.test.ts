@@ -44,7 +44,7 @@ describe('allow-list entry parsing', () => {
   });
 });
 
-describe('allow-list entries that are almost certainly mistakes (security.md N10)', () => {
+describe('allow-list entries that are almost certainly mistakes (docs/security.md N10)', () => {
   it.each([
     ['10.0.0.1/8', 'the network is 10.0.0.0/8'],
     ['192.168.1.77/24', 'the network is 192.168.1.0/24'],

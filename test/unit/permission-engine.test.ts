@@ -1,5 +1,5 @@
 /**
- * The permission engine against the spec's table (test/helpers/permission-table.ts): every
+ * The permission engine against the permission table (test/helpers/permission-table.ts): every
  * permission set × every resource kind × list / get by id (local, other, missing) / write /
  * download, asserting the visibility, the view and the 401-not-403 rule of docs/permissions.md.
  */
