@@ -7,6 +7,7 @@
  * in its text, so "all the value's trigrams" is a superset, and the exact filter (the SQL
  * predicate of audit-query.ts) then runs on the real row. Measurements in docs/decisions.md.
  */
+import type { CanonicalRow } from './record-chain.js';
 
 /** FTS column order; `details` is the text of every detail field, one per line. */
 export const INDEXED_COLUMNS = [
@@ -22,20 +23,8 @@ export const INDEXED_COLUMNS = [
   'details',
 ] as const;
 
-export interface IndexSourceRow {
-  seq: number;
-  rid: string;
-  who: string;
-  action: string;
-  what: string;
-  location: string;
-  object_type: string;
-  data_source: string;
-  plan_name: string | null;
-  item_name: string | null;
-  workstation: string | null;
-  details: string | null;
-}
+/** The stored columns the index reads (record-chain.ts names them all), with the record's seq. */
+export type IndexSourceRow = Omit<CanonicalRow, 'when_ms' | 'plan_id'> & { seq: number };
 
 /** The detail fields a Detail filter looks at, in the order they are indexed. */
 export const DETAIL_FIELDS = ['PropertyName', 'Before', 'After', 'Message'] as const;
