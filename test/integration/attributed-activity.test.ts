@@ -5,6 +5,7 @@
  * uid and the program; a thousand short-lived `touch` processes are all attributed; reads are
  * recorded once per process and file; the host resource says `attribution` `process`.
  */
+import { checkoutHiddenFromOthers } from '../helpers/other-accounts.js';
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -182,7 +183,9 @@ describe('without CAP_SYS_ADMIN (an agent run by an ordinary account)', () => {
     if (skipReason) ctx.skip(skipReason);
   });
 
-  it('uses the folder watcher, says attribution none with the reason, and still records', async () => {
+  it('uses the folder watcher, says attribution none with the reason, and still records', async (ctx) => {
+    const hidden = checkoutHiddenFromOthers();
+    if (hidden) ctx.skip(`another account cannot reach this checkout: ${hidden} is owner-only`);
     const owned = (prefix: string): string => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
       execFileSync('chown', [carol, dir]);

@@ -28,7 +28,7 @@ afterEach(async () => {
 
 describe('body parse pool', () => {
   it("one user's slow bodies fail alone; another user's write is parsed meanwhile", async () => {
-    pool = new BodyParsePool({ timeoutMs: 700, workers: 2, perUser: 1 });
+    pool = new BodyParsePool({ timeoutMs: 300, workers: 2, perUser: 1 });
     // Both workers started and warm, so what the deadline measures is parsing.
     await Promise.all([pool.parse(small('w1'), 'xml', 'vigil', 'a'), pool.parse(small('w2'), 'xml', 'vigil', 'b')]);
 
