@@ -15,6 +15,7 @@ import type { SettingsStore } from './config/settings-store.js';
 import type { AuditLimits } from './audit/audit-limits.js';
 import { createLogger, type Logger } from './log/logger.js';
 import type { MonitoringControl } from './monitor/monitoring-control.js';
+import type { AlertService } from './alerts/alert-service.js';
 import type { AllowList } from './net/allow-list.js';
 import type { GroupResolver } from './platform/local-groups.js';
 import type { ReachabilityOptions } from './resources/agent-reachability.js';
@@ -84,6 +85,8 @@ export interface RunningAgent {
    * the capability the tray app looks for (docs/tray.md, main/agent-status.ts).
    */
   readonly monitoring: MonitoringControl;
+  /** The unacknowledged alerts and their changes, for the tray (docs/alerts.md). */
+  readonly alerts: AlertService;
   urls(): AgentUrls;
   /** Closes listeners, then stores. Safe to call twice. */
   stop(): Promise<void>;
@@ -173,6 +176,7 @@ export async function launchAgent(
       paths,
       identity,
       monitoring: activity.monitoring,
+      alerts: activity.alerts,
       urls: () => endpoints.urls(),
       stop: () => (stopping ??= cleanups.run().then(() => log.info('agent stopped'))),
     };

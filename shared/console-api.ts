@@ -414,3 +414,60 @@ export interface ActivitySearchResponse {
   records: ActivityRecord[];
   next: ActivityPageCursor | null;
 }
+
+/* ------------------------------------------------------------------------------------------ */
+/* Alerts (docs/alerts.md)                                                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * Alert rules and the alerts they raised. Rule bodies follow shared/alert-rule.ts; errors name
+ * the field (400), 404 names an unknown rule or alert, 409 a rule name already used. Every rule
+ * change and every acknowledgement is self-audited.
+ *
+ * - `GET    /api/alerts`                          → AlertView[] (unacknowledged, newest first)
+ * - `POST   /api/alerts/{id}/acknowledge`         → AcknowledgedResponse
+ * - `POST   /api/alerts/acknowledge`              → AcknowledgedResponse (all of them)
+ * - `GET    /api/alert-rules`                     → AlertRule[]
+ * - `POST   /api/alert-rules`  AlertRuleInput     → 201 AlertRule
+ * - `PUT    /api/alert-rules/{name}` AlertRuleInput → AlertRule (may rename it)
+ * - `DELETE /api/alert-rules/{name}`              → RemovedAlertRuleResponse
+ */
+export const ConsoleAlertPaths = {
+  alerts: '/api/alerts',
+  acknowledge: (id: string) => `/api/alerts/${encodeURIComponent(id)}/acknowledge`,
+  acknowledgeAll: '/api/alerts/acknowledge',
+  rules: '/api/alert-rules',
+  rule: (name: string) => `/api/alert-rules/${encodeURIComponent(name)}`,
+} as const;
+
+/** An alert that fired and is not acknowledged yet. */
+export interface AlertView {
+  id: string;
+  /** The rule's name (also the record's `What`). */
+  rule: string;
+  per: 'actor' | 'host';
+  /** The actor (per actor) or the host (per host) the rule counted. */
+  key: string;
+  /** The record's `Who`: the actor; for a host rule, the one actor or `several accounts`. */
+  who: string;
+  /** The host the records came from. */
+  where: string;
+  actions: string[];
+  /** Records counted when it fired (more than `threshold` within `windowSeconds`). */
+  count: number;
+  threshold: number;
+  windowSeconds: number;
+  /** ISO 8601, the time of the record that crossed the threshold. */
+  firedAt: string;
+  /** The first paths (or `What`) of the burst, at most ten. */
+  firstPaths: string[];
+}
+
+export interface AcknowledgedResponse {
+  acknowledged: number;
+}
+
+export interface RemovedAlertRuleResponse {
+  name: string;
+  removed: true;
+}

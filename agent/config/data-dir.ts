@@ -55,6 +55,8 @@ export function dataPaths(dataDir: string) {
     /** Directory domains' bind passwords, one owner-only file each (config/domain-passwords.ts). */
     domainPasswords: path.join(dataDir, 'secrets', 'domain-passwords'),
     lockFile: path.join(dataDir, 'agent.lock'),
+    /** Fired alerts not acknowledged yet (agent/alerts/alert-book.ts). */
+    alerts: path.join(dataDir, 'alerts.json'),
     /** Log files extracted from their zip for the console's viewer; emptied at start and stop. */
     logViewCache: path.join(dataDir, 'cache', 'log-view'),
   } as const;

@@ -18,6 +18,7 @@ import { domainSchema, policySchema } from './directory-schema.js';
 import { checkDirectorySection } from './directory-checks.js';
 import { clientApplicationSchema, clientsSchema } from './clients-schema.js';
 import { AUDIT_ROLES, auditUserSchema, auditUsersSchema, passwordHashSchema } from './audit-users-schema.js';
+import { alertsSettingsSchema } from './alerts-schema.js';
 
 export * from './clients-schema.js';
 export * from './audit-users-schema.js';
@@ -101,6 +102,8 @@ export const settingsSchema = z
     domainOutputs: z.array(domainOutputSchema).max(1000).default([]),
     /** Active Directory monitoring policies of the domains (docs/agent-api.md). */
     policies: z.array(policySchema).max(500).default([]),
+    /** Alert rules on mass changes (docs/alerts.md); the defaults when absent. */
+    alerts: alertsSettingsSchema,
   })
   .superRefine(checkMonitoringSection)
   .superRefine(checkDirectorySection);

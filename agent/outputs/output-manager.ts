@@ -110,9 +110,11 @@ export class OutputManager implements OutputStage {
     for (const output of this.written.splice(0)) output.committed();
     if (this.syslogOutputs.length === 0) return;
     const byHost = groupByHost(items);
+    const broadcast = items.filter((item) => item.broadcast === true);
     for (const output of this.syslogOutputs) {
       const hostItems = byHost.get(output.hostId);
       if (hostItems) output.send(hostItems);
+      if (broadcast.length > 0) output.send(broadcast);
     }
   }
 

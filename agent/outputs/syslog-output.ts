@@ -86,7 +86,7 @@ export class SyslogOutput {
   send(items: readonly StoredItem[]): void {
     if (this.stopped) return;
     for (const item of items) {
-      if (!this.accepts(item)) continue;
+      if (item.broadcast !== true && !this.accepts(item)) continue;
       const msg = renderTemplate(this.options.template, templateFields(item.stored, item.file?.newPath));
       const message = formatRfc5424({
         timeMs: item.timeMs,

@@ -25,6 +25,8 @@ export interface PipelineItem {
   /** The host whose outputs receive the record; none for self-audit and API records. */
   hostId?: string;
   file?: FileActivity;
+  /** An agent notice (a fired alert: docs/alerts.md) that every syslog output receives. */
+  broadcast?: boolean;
 }
 
 export interface StoredItem extends PipelineItem {

@@ -78,6 +78,7 @@ function storedItem(item: PipelineItem, stored: ActivityRecord): StoredItem {
   const result: StoredItem = { record: item.record, timeMs: item.timeMs, stored };
   if (item.hostId !== undefined) result.hostId = item.hostId;
   if (item.file !== undefined) result.file = item.file;
+  if (item.broadcast === true) result.broadcast = true;
   return result;
 }
 

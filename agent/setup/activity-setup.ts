@@ -26,6 +26,9 @@ import { ADD_FOLDER_HINT, firstRunMonitoring } from '../monitor/default-host.js'
 import { localAccount, type LocalAccount } from '../monitor/local-account.js';
 import { MonitoringControl } from '../monitor/monitoring-control.js';
 import { TodayCount } from '../store/today-count.js';
+import { AlertBook } from '../alerts/alert-book.js';
+import { AlertRulesService } from '../alerts/alert-rules.js';
+import { AlertService } from '../alerts/alert-service.js';
 
 /** Tuning for tests and benchmarks; the defaults are the product's. */
 export interface ActivityOptions {
@@ -57,6 +60,9 @@ export interface ActivityServices {
   readonly account: LocalAccount;
   /** Pause/resume, today's count and current issues (the tray's `RunningAgent.monitoring`). */
   readonly monitoring: MonitoringControl;
+  /** Alerts on mass changes and their rules (docs/alerts.md). */
+  readonly alerts: AlertService;
+  readonly alertRules: AlertRulesService;
   /** The last audit store write failure, or null while writes succeed. */
   writeProblem(): string | null;
   stop(): Promise<void>;
@@ -115,6 +121,9 @@ export async function startActivityPipeline(start: ActivityStartOptions): Promis
   });
   outputs.start();
 
+  // The alert engine counts every committed batch; it needs the pipeline to submit what fires.
+  let alerts: AlertService | null = null;
+  const alertBook = await AlertBook.load(paths.alerts, log.child('alerts'));
   let writeProblem: string | null = null;
   const writeProblemListeners = new Set<() => void>();
   const pipeline = new Pipeline({
@@ -122,7 +131,10 @@ export async function startActivityPipeline(start: ActivityStartOptions): Promis
     outputs,
     log: log.child('pipeline'),
     ...tuning.pipeline,
-    onCommitted: (items) => countHostRecords(status, items),
+    onCommitted: (items) => {
+      countHostRecords(status, items);
+      alerts?.observe(items);
+    },
     onWriteProblem: (error) => {
       const next = error ? error.message : null;
       if (next === writeProblem) return;
@@ -131,6 +143,11 @@ export async function startActivityPipeline(start: ActivityStartOptions): Promis
     },
   });
   const changeRecorder = new PipelineChangeRecorder((items) => pipeline.write(items), account.hostname, log);
+  const recorder = start.changeRecorder ?? changeRecorder;
+  alerts = new AlertService({
+    ...{ settings, book: alertBook, write: (items) => pipeline.write(items), recorder },
+    ...{ workstation: account.hostname, log: log.child('alerts') },
+  });
   if (firstRunChange) {
     changeRecorder.recordChange({
       actor: 'agent',
@@ -178,7 +195,7 @@ export async function startActivityPipeline(start: ActivityStartOptions): Promis
       writeProblemListeners.add(listener);
       return () => writeProblemListeners.delete(listener);
     },
-    recorder: start.changeRecorder ?? changeRecorder,
+    recorder,
   });
 
   let stopping: Promise<void> | null = null;
@@ -193,11 +210,14 @@ export async function startActivityPipeline(start: ActivityStartOptions): Promis
     retention,
     account,
     monitoring,
+    alerts,
+    alertRules: new AlertRulesService(settings, recorder),
     writeProblem: () => writeProblem,
     stop: () =>
       (stopping ??= (async () => {
         monitoring.close();
         await monitor.stop();
+        await alerts.stop();
         await changeRecorder.flush();
         await pipeline.stop();
         await retention.stop();

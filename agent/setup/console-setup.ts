@@ -14,6 +14,7 @@ import type { DataPaths } from '../config/data-dir.js';
 import { EditableSettingsService } from '../config/editable-settings.js';
 import type { SettingsStore } from '../config/settings-store.js';
 import { buildActivityRouter } from '../console/activity-router.js';
+import { buildAlertsRouter } from '../console/alerts-router.js';
 import { buildAuditUsersRouter } from '../console/audit-users-router.js';
 import { buildClientsRouter } from '../console/clients-router.js';
 import { buildConsoleApp, consoleRouteTable } from '../console/console-app.js';
@@ -109,6 +110,7 @@ export function buildConsole(deps: {
         buildAuditUsersRouter(deps.audit.users),
         buildSettingsRouter(editableSettings),
         buildLogFilesRouter({ files: activity.logFiles, viewer, feed: activity.feed, shutdown: streams.signal }),
+        buildAlertsRouter(activity.alerts, activity.alertRules),
         buildActivityRouter({
           service: deps.audit.service,
           reader: deps.stores.reader,
