@@ -3,7 +3,8 @@
  * not depend on how the activity pipeline is built. `statusSourceFor(agent)` adapts a
  * RunningAgent: each capability the agent exposes under `monitoring` (see
  * MonitoringCapability) is used; each one it lacks degrades the tray (no Pause item, no count
- * in the tooltip) instead of breaking it. docs/tray.md says how the agent side is connected.
+ * in the tooltip) instead of breaking it; so does `RunningAgent.alerts` (AlertsCapability), the
+ * unacknowledged alerts. docs/tray.md says how the agent side is connected.
  */
 
 /** A condition that stops or limits recording, e.g. `{ code: 'disk_quota', message: ... }`. */
@@ -14,6 +15,17 @@ export interface AgentIssue {
 
 export type MonitoringState = 'running' | 'paused' | 'error';
 
+/** An alert the agent raised and nobody acknowledged yet (docs/alerts.md). */
+export interface TrayAlert {
+  id: string;
+  /** The rule's name, e.g. `Mass deletion`. */
+  rule: string;
+  /** The actor the rule counted (for a host rule: the one actor, or `several accounts`). */
+  who: string;
+  count: number;
+  windowSeconds: number;
+}
+
 export interface AgentStatusSource {
   readonly state: MonitoringState;
   /** Activity records stored since local midnight; null when the agent cannot say. */
@@ -22,6 +34,8 @@ export interface AgentStatusSource {
   readonly canPause: boolean;
   /** Whether file records name the actor (docs/attribution.md); null when the agent cannot say. */
   readonly attribution: 'process' | 'none' | null;
+  /** Unacknowledged alerts, newest first; empty when the agent has none or cannot say. */
+  readonly alerts: TrayAlert[];
   /** Pauses or resumes monitoring; rejects when the agent cannot (canPause false). */
   setPaused(paused: boolean): Promise<void>;
   /** Called when any of the above may have changed. Returns the unsubscribe function. */
@@ -43,6 +57,12 @@ export interface MonitoringCapability {
   onChange?(listener: () => void): () => void;
 }
 
+/** What the tray looks for on `RunningAgent.alerts`; every member is optional, as above. */
+export interface AlertsCapability {
+  unacknowledged?(): unknown[];
+  onChange?(listener: () => void): () => void;
+}
+
 function isFunction(value: unknown): value is (...args: never[]) => unknown {
   return typeof value === 'function';
 }
@@ -50,6 +70,18 @@ function isFunction(value: unknown): value is (...args: never[]) => unknown {
 function capabilityOf(agent: object): MonitoringCapability | null {
   const candidate: unknown = (agent as { monitoring?: unknown }).monitoring;
   return typeof candidate === 'object' && candidate !== null ? (candidate as MonitoringCapability) : null;
+}
+
+function alertsOf(agent: object): AlertsCapability | null {
+  const candidate: unknown = (agent as { alerts?: unknown }).alerts;
+  return typeof candidate === 'object' && candidate !== null ? (candidate as AlertsCapability) : null;
+}
+
+function safeAlert(value: unknown): TrayAlert | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { id, rule, who, count, windowSeconds } = value as Partial<TrayAlert>;
+  if (typeof id !== 'string' || typeof rule !== 'string' || typeof who !== 'string') return null;
+  return { id, rule, who, count: Number(count) || 0, windowSeconds: Number(windowSeconds) || 0 };
 }
 
 function safeIssue(value: unknown): AgentIssue | null {
@@ -61,6 +93,7 @@ function safeIssue(value: unknown): AgentIssue | null {
 export function statusSourceFor(agent: object): AgentStatusSource {
   const m = capabilityOf(agent);
   const canPause = m !== null && isFunction(m.pause) && isFunction(m.resume);
+  const a = alertsOf(agent);
   return {
     get issue() {
       return m && isFunction(m.issue) ? safeIssue(m.issue()) : null;
@@ -78,13 +111,22 @@ export function statusSourceFor(agent: object): AgentStatusSource {
       const value = m && isFunction(m.attribution) ? m.attribution() : null;
       return value === 'process' || value === 'none' ? value : null;
     },
+    get alerts() {
+      const list = a && isFunction(a.unacknowledged) ? a.unacknowledged() : [];
+      return Array.isArray(list) ? list.map(safeAlert).filter((x): x is TrayAlert => x !== null) : [];
+    },
     canPause,
     async setPaused(paused: boolean) {
       if (!canPause || !m?.pause || !m.resume) throw new Error('this agent cannot pause monitoring');
       await (paused ? m.pause() : m.resume());
     },
     onChange(listener) {
-      return m && isFunction(m.onChange) ? m.onChange(listener) : () => undefined;
+      const offMonitoring = m && isFunction(m.onChange) ? m.onChange(listener) : () => undefined;
+      const offAlerts = a && isFunction(a.onChange) ? a.onChange(() => listener()) : () => undefined;
+      return () => {
+        offMonitoring();
+        offAlerts();
+      };
     },
   };
 }

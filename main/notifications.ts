@@ -1,11 +1,11 @@
 /**
  * Native notifications for agent errors: a start that failed (port in use, another agent on
  * the data folder, invalid settings) and issues that stop recording while it runs (disk quota
- * reached). The texts are built here, purely; a throttle keeps one notification per cause
+ * reached); and for alerts on mass changes. The texts are built here, purely; a throttle keeps one notification per cause
  * per quarter hour so a flapping condition does not flood the desktop.
  */
 import { AgentAlreadyRunningError, PortInUseError } from '../agent/agent.js';
-import type { AgentIssue } from './agent-status.js';
+import type { AgentIssue, TrayAlert } from './agent-status.js';
 
 export interface NotificationText {
   /** Same key, same cause: used to throttle repeats. */
@@ -36,6 +36,18 @@ export function issueNotification(issue: AgentIssue): NotificationText {
   const title =
     issue.code === 'disk_quota' ? 'Vigil stopped writing log files: disk quota reached' : 'Vigil needs attention';
   return { key: `issue:${issue.code}`, title, body: issue.message };
+}
+
+/**
+ * A fired alert (docs/alerts.md). The key is the rule and the actor, so the throttle shows at
+ * most one per rule and actor every quarter hour, however many bursts there are.
+ */
+export function alertNotification(alert: TrayAlert): NotificationText {
+  return {
+    key: `alert:${alert.rule}\u0000${alert.who}`,
+    title: `Vigil alert: ${alert.rule}`,
+    body: `${alert.who}: ${alert.count} records within ${alert.windowSeconds} s. Open the console to review and acknowledge it.`,
+  };
 }
 
 export class NotificationThrottle {

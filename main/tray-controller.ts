@@ -7,7 +7,12 @@ import type { MenuItemConstructorOptions } from 'electron';
 import type { AgentHost, StoppableAgent } from './agent-host.js';
 import type { AgentStatusSource } from './agent-status.js';
 import type { StartAtLogin } from './login-item.js';
-import { issueNotification, startFailureNotification, type NotificationText } from './notifications.js';
+import {
+  alertNotification,
+  issueNotification,
+  startFailureNotification,
+  type NotificationText,
+} from './notifications.js';
 import { menuTemplate } from './tray-menu.js';
 import {
   trayIconState,
@@ -33,13 +38,18 @@ export function snapshotOf(
           issue: status.issue,
           canPause: status.canPause,
           attribution: status.attribution,
+          alerts: status.alerts,
         }
       : null,
     openAtLogin: loginItem.isEnabled(),
   };
 }
 
-/** Notifications owed when the tray goes from `previous` to `next`: only on entering an error. */
+/**
+ * Notifications owed when the tray goes from `previous` to `next`: on entering an error, and for
+ * each alert that appeared while the tray watched (alerts already open when the agent started
+ * show in the tooltip and menu, without a notification).
+ */
 export function transitionNotifications(
   previous: TraySnapshot | null,
   next: TraySnapshot,
@@ -49,6 +59,10 @@ export function transitionNotifications(
   if (next.phase === 'failed' && previous?.phase !== 'failed' && failure) out.push(startFailureNotification(failure));
   const issue = next.monitoring?.issue ?? null;
   if (issue && previous?.monitoring?.issue?.code !== issue.code) out.push(issueNotification(issue));
+  if (previous?.monitoring) {
+    const known = new Set((previous.monitoring.alerts ?? []).map((alert) => alert.id));
+    for (const alert of next.monitoring?.alerts ?? []) if (!known.has(alert.id)) out.push(alertNotification(alert));
+  }
   return out;
 }
 

@@ -4,7 +4,7 @@
  * Electron; tray-menu.ts turns the items into Electron menu templates.
  */
 import type { HostPhase } from './agent-host.js';
-import type { AgentIssue, MonitoringState } from './agent-status.js';
+import type { AgentIssue, MonitoringState, TrayAlert } from './agent-status.js';
 
 export interface TraySnapshot {
   phase: HostPhase;
@@ -18,6 +18,8 @@ export interface TraySnapshot {
     canPause: boolean;
     /** `none`: file records cannot name who acted (docs/attribution.md); the tooltip says so. */
     attribution?: 'process' | 'none' | null;
+    /** Unacknowledged alerts, newest first (docs/alerts.md). */
+    alerts?: TrayAlert[];
   } | null;
   /** null where start at login is not available. */
   openAtLogin: boolean | null;
@@ -73,13 +75,28 @@ function countLine(count: number | null | undefined): string | null {
   return `${COUNT_FORMAT.format(count)} ${count === 1 ? 'record' : 'records'} today`;
 }
 
+function alertsLine(alerts: readonly TrayAlert[] | undefined): string | null {
+  const n = alerts?.length ?? 0;
+  if (n === 0) return null;
+  return `${COUNT_FORMAT.format(n)} unacknowledged ${n === 1 ? 'alert' : 'alerts'}`;
+}
+
+/** One menu line per alert, e.g. "Alert: Mass deletion by HOST\\bob (501 in 60 s)". */
+export function alertLabel(alert: TrayAlert): string {
+  return `Alert: ${alert.rule} by ${alert.who} (${COUNT_FORMAT.format(alert.count)} in ${alert.windowSeconds} s)`;
+}
+
+/** Alerts listed one by one in the menu; the rest are counted. */
+export const MENU_ALERTS = 3;
+
 /** Windows cuts tray tooltips at 127 characters (NOTIFYICONDATA szTip); keep inside that. */
 export const TOOLTIP_MAX = 127;
 
 export function trayTooltip(s: TraySnapshot): string {
   const running = s.phase === 'running';
   const unattributed = running && s.monitoring?.attribution === 'none' ? 'no actor attribution' : null;
-  const parts = ['Vigil', stateLine(s), countLine(running ? s.monitoring?.todayCount : null), unattributed];
+  const alerts = running ? alertsLine(s.monitoring?.alerts) : null;
+  const parts = ['Vigil', stateLine(s), alerts, countLine(running ? s.monitoring?.todayCount : null), unattributed];
   const text = parts.filter((p): p is string => p !== null).join(' · ');
   return text.length <= TOOLTIP_MAX ? text : `${text.slice(0, TOOLTIP_MAX - 1)}…`;
 }
@@ -91,6 +108,15 @@ export function trayMenu(s: TraySnapshot): TrayMenuItem[] {
   const count = countLine(m?.todayCount);
   const items: TrayMenuItem[] = [{ kind: 'label', label: `Vigil: ${stateLine(s)}` }];
   if (count) items.push({ kind: 'label', label: count });
+  const alerts = m?.alerts ?? [];
+  if (alerts.length > 0) {
+    items.push({ kind: 'separator' });
+    for (const alert of alerts.slice(0, MENU_ALERTS)) items.push({ kind: 'label', label: alertLabel(alert) });
+    if (alerts.length > MENU_ALERTS) {
+      items.push({ kind: 'label', label: `and ${alerts.length - MENU_ALERTS} more` });
+    }
+    items.push({ kind: 'action', label: 'Review alerts in the console', action: 'open-console', enabled: true });
+  }
   items.push({ kind: 'separator' });
   items.push({ kind: 'action', label: 'Open console', action: 'open-console', enabled: running });
   items.push({
