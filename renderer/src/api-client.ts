@@ -10,12 +10,14 @@
  * address's fragment (`/#session=<key>`); it is taken from there and removed at once.
  */
 import type { ActivityRecord } from '../../shared/activity-record.js';
+import type { AlertRule, AlertRuleInput } from '../../shared/alert-rule.js';
 import type { ClientApplicationView, ClientCredentials } from '../../shared/client-application.js';
 import {
   CONSOLE_SESSION_FRAGMENT,
   CONSOLE_SESSION_HEADER,
   CONSOLE_SESSION_PARAM,
   ConsoleActivityPaths,
+  ConsoleAlertPaths,
   ConsoleAuditUserPaths,
   ConsoleClientPaths,
   ConsoleLogFilePaths,
@@ -23,6 +25,8 @@ import {
   ConsolePaths,
   type ActivitySearchRequest,
   type ActivitySearchResponse,
+  type AcknowledgedResponse,
+  type AlertView,
   type AuditUserSummary,
   type ConsoleSettingsView,
   type ConsoleStatus,
@@ -31,6 +35,7 @@ import {
   type LogLinesResponse,
   type MonitoringView,
   type OutputView,
+  type RemovedAlertRuleResponse,
   type RemovedAuditUserResponse,
   type RevokedClientResponse,
   type SettingsPatch,
@@ -199,6 +204,14 @@ export const api = {
 
   searchActivity: (body: ActivitySearchRequest) =>
     request<ActivitySearchResponse>('POST', ConsoleActivityPaths.search, body),
+
+  alerts: () => request<AlertView[]>('GET', ConsoleAlertPaths.alerts),
+  acknowledgeAlert: (id: string) => request<AcknowledgedResponse>('POST', ConsoleAlertPaths.acknowledge(id)),
+  acknowledgeAllAlerts: () => request<AcknowledgedResponse>('POST', ConsoleAlertPaths.acknowledgeAll),
+  alertRules: () => request<AlertRule[]>('GET', ConsoleAlertPaths.rules),
+  addAlertRule: (rule: AlertRuleInput) => request<AlertRule>('POST', ConsoleAlertPaths.rules, rule),
+  saveAlertRule: (name: string, rule: AlertRuleInput) => request<AlertRule>('PUT', ConsoleAlertPaths.rule(name), rule),
+  removeAlertRule: (name: string) => request<RemovedAlertRuleResponse>('DELETE', ConsoleAlertPaths.rule(name)),
 };
 
 export interface EventHandlers {

@@ -12,6 +12,7 @@ import { ApplicationsPage } from './views/applications.js';
 import { AuditUsersPage } from './views/audit-users.js';
 import { LogFilesPage } from './views/log-files.js';
 import { ActivityPage } from './views/activity.js';
+import { AlertsPage } from './views/alerts.js';
 import { SettingsPage } from './views/settings.js';
 import { SignInPage } from './views/sign-in.js';
 import { NotFoundPage } from './views/not-found.js';
@@ -22,6 +23,7 @@ const PAGES = [
   { path: '/audit-users', label: 'Audit users', view: AuditUsersPage },
   { path: '/log-files', label: 'Log files', view: LogFilesPage },
   { path: '/activity', label: 'Activity', view: ActivityPage },
+  { path: '/alerts', label: 'Alerts', view: AlertsPage },
   { path: '/settings', label: 'Settings', view: SettingsPage },
 ] as const;
 

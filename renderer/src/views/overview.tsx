@@ -12,6 +12,7 @@ import { Page } from '../components/page.js';
 import { formatCount, formatDuration, formatTime } from '../format.js';
 import { useResource } from '../use-resource.js';
 import { MonitoredHosts } from './monitored-hosts.js';
+import { OverviewAlerts } from './overview-alerts.js';
 
 function Health({ status, onChanged }: { status: ConsoleStatus; onChanged: () => Promise<void> }) {
   const [busy, setBusy] = useState(false);
@@ -136,6 +137,7 @@ export function OverviewPage() {
       {s ? (
         <>
           <Health status={s} onChanged={status.reload} />
+          <OverviewAlerts />
           <div class="columns">
             <Endpoints status={s} />
             <Counts status={s} />
