@@ -34,6 +34,8 @@ interface RuleState {
   /** The rule as JSON: a rule whose definition changes starts counting afresh. */
   definition: string;
   counters: Map<string, BurstCounter>;
+  /** The key counted last: already at the end of `counters`, so a run of one actor costs one lookup. */
+  lastKey?: string;
 }
 
 /** Records the engine never counts: the alerts it raised itself. */
@@ -95,8 +97,11 @@ export class AlertEngine {
     let counter = counters.get(key);
     if (counter) {
       // Most recently active last, so the eviction below drops the longest idle.
-      counters.delete(key);
-      counters.set(key, counter);
+      if (state.lastKey !== key) {
+        counters.delete(key);
+        counters.set(key, counter);
+        state.lastKey = key;
+      }
       return counter;
     }
     if (counters.size >= MAX_TRACKED_KEYS) counters.delete(counters.keys().next().value!);
@@ -106,6 +111,7 @@ export class AlertEngine {
       maxPaths: ALERT_PATHS,
     });
     counters.set(key, counter);
+    state.lastKey = key;
     return counter;
   }
 

@@ -110,6 +110,7 @@ export class OutputManager implements OutputStage {
     for (const output of this.written.splice(0)) output.committed();
     if (this.syslogOutputs.length === 0) return;
     const byHost = groupByHost(items);
+    // Agent notices (alerts: docs/alerts.md) go to every syslog output, whatever its host and filter.
     const broadcast = items.filter((item) => item.broadcast === true);
     for (const output of this.syslogOutputs) {
       const hostItems = byHost.get(output.hostId);

@@ -19,14 +19,18 @@ import { makeTempDir } from '../helpers/temp-dir.js';
 import { monitorFolders, records, TEST_TIMINGS, waitFor } from '../helpers/activity.js';
 import { consoleRequest, withToken } from '../helpers/console-client.js';
 import { createRsyslog, type Rsyslog } from '../helpers/rsyslog.js';
+import { startAuditFixture, type AuditFixture } from '../helpers/audit-fixture.js';
 
 let agent: TestAgent | null = null;
 let receiver: Rsyslog | null = null;
+let fixture: AuditFixture | null = null;
 afterEach(async () => {
   await agent?.stop();
   await receiver?.stop();
+  await fixture?.stop();
   agent = null;
   receiver = null;
+  fixture = null;
 });
 
 function alertRecords(a: TestAgent): ActivityRecord[] {
@@ -206,6 +210,31 @@ describe('alerts on mass changes', () => {
     expect(reopened.map((a) => a.who)).toEqual(['HOST\\carol']);
     expect((await console_(agent, 'POST', '/api/alerts/acknowledge')).json).toEqual({ acknowledged: 1 });
     expect((await console_(agent, 'GET', '/api/alerts')).json).toEqual([]);
+  });
+
+  it('counts records written through the audit API like any other', async () => {
+    fixture = await startAuditFixture();
+    const when = formatWhen(new Date());
+    const body = (who: string, n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        Who: who,
+        Action: 'Removed',
+        What: `\\\\fs1\\share\\${i}.txt`,
+        When: when,
+        Where: 'fs1',
+        ObjectType: 'File',
+      }));
+    const two = await fixture.writer.postJson('activity_records/', [
+      ...body('CORP\\ann', 300),
+      ...body('CORP\\ben', 300),
+    ]);
+    expect(two.status, two.body).toBe(200);
+    const one = await fixture.writer.postJson('activity_records/', body('CORP\\cid', 600));
+    expect(one.status, one.body).toBe(200);
+    await settle(fixture.agent);
+    expect(alertRecords(fixture.agent).map((r) => `${r.Who} ${r.What} ${r.Where}`)).toEqual([
+      'CORP\\cid Mass deletion fs1',
+    ]);
   });
 
   it('manages rules in the console: errors name the field, every change is self-audited and applies at once', async () => {
