@@ -220,6 +220,7 @@ export async function startActivityPipeline(start: ActivityStartOptions): Promis
         await alerts.stop();
         await changeRecorder.flush();
         await pipeline.stop();
+        await alerts.flush(); // an alert raised by the last batches: its book entry on disk
         await retention.stop();
         await outputs.stop();
       })()),
