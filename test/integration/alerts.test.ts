@@ -164,7 +164,7 @@ describe('alerts on mass changes', () => {
     const views = open.json as unknown as AlertView[];
     expect(views).toHaveLength(1);
     expect(views[0]).toMatchObject({ rule: 'Mass deletion', who: alert!.Who, count: 501, windowSeconds: 60 });
-  });
+  }, 90_000); // 1,200 file events through the watcher, then rsyslog
 
   it('does not fire for two users removing 300 each; after acknowledgement a new burst fires again', async () => {
     const dataDir = makeTempDir();
@@ -210,7 +210,7 @@ describe('alerts on mass changes', () => {
     expect(reopened.map((a) => a.who)).toEqual(['HOST\\carol']);
     expect((await console_(agent, 'POST', '/api/alerts/acknowledge')).json).toEqual({ acknowledged: 1 });
     expect((await console_(agent, 'GET', '/api/alerts')).json).toEqual([]);
-  });
+  }, 60_000); // two agent starts
 
   it('counts records written through the audit API like any other', async () => {
     fixture = await startAuditFixture();
@@ -235,7 +235,7 @@ describe('alerts on mass changes', () => {
     expect(alertRecords(fixture.agent).map((r) => `${r.Who} ${r.What} ${r.Where}`)).toEqual([
       'CORP\\cid Mass deletion fs1',
     ]);
-  });
+  }, 90_000); // the audit fixture starts inside the test: three password hashes on a busy machine
 
   it('manages rules in the console: errors name the field, every change is self-audited and applies at once', async () => {
     agent = await startTestAgent();
