@@ -1,8 +1,8 @@
 /**
  * Directory domains the agent knows: a name, the LDAP server to read it from, the account to
- * read it with (the password is accepted and never shown), enabled or not (docs/agent-api.md).
- * The agent API only reads them; the console adds, changes and removes them through
- * this service. Removing a domain removes its outputs and policies. No HTTP here.
+ * read it with (the password is accepted and never shown), where and how often to read, enabled
+ * or not (docs/agent-api.md, docs/directory.md). The agent API only reads them; the console and
+ * `vigil domain` add, change and remove them through this service. Removing a domain removes its outputs and policies. No HTTP here.
  */
 import type { ChangeRecorder } from '../pipeline/change-recorder.js';
 import type { DomainSettings } from '../config/directory-schema.js';
@@ -25,6 +25,10 @@ export interface DomainFields {
   password?: string | undefined;
   enabled?: boolean | undefined;
   comment?: string | undefined;
+  baseDn?: string | undefined;
+  pollingIntervalSeconds?: number | undefined;
+  tls?: DomainSettings['tls'] | undefined;
+  caFile?: string | undefined;
 }
 
 export type DomainState = Omit<DomainSettings, 'id'>;
