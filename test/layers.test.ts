@@ -113,6 +113,7 @@ export const AGENT_LAYERS = [
   'status',
   'outputs',
   'monitor',
+  'directory',
   'users',
   'auth',
   'resources',

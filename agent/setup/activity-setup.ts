@@ -26,6 +26,11 @@ import { ADD_FOLDER_HINT, firstRunMonitoring } from '../monitor/default-host.js'
 import { localAccount, type LocalAccount } from '../monitor/local-account.js';
 import { MonitoringControl } from '../monitor/monitoring-control.js';
 import { TodayCount } from '../store/today-count.js';
+import type { DomainPasswords } from '../config/domain-passwords.js';
+import { DirectoryService } from '../directory/directory-service.js';
+import { DirectoryStateTable } from '../directory/directory-state.js';
+import { DomainStatusBoard } from '../directory/domain-status.js';
+import { changesSelectionOf, parsePolicyXml } from '../resources/policy-xml.js';
 
 /** Tuning for tests and benchmarks; the defaults are the product's. */
 export interface ActivityOptions {
@@ -39,6 +44,8 @@ export interface ActivityOptions {
    * test process, whose own file I/O fanotify never reports (docs/attribution.md).
    */
   attribution?: 'auto' | 'off';
+  /** Per-operation LDAP timeout of the directory sources, in milliseconds. */
+  directoryTimeoutMs?: number;
 }
 
 export interface ActivityServices {
@@ -48,6 +55,10 @@ export interface ActivityServices {
   /** Give this to services that change configuration (clients, hosts, outputs, settings). */
   readonly changeRecorder: PipelineChangeRecorder;
   readonly monitor: MonitorService;
+  /** The directory sources of the monitored domains (docs/directory.md). */
+  readonly directory: DirectoryService;
+  /** Each domain's runtime status (the domain resource's `status`). */
+  readonly domainStatus: DomainStatusBoard;
   readonly outputs: OutputManager;
   /** Runtime status and statistics of hosts and outputs, for the agent API's routes. */
   readonly status: StatusRegistry;
@@ -75,6 +86,8 @@ export interface ActivityStartOptions {
   changeRecorder?: ChangeRecorder | undefined;
   /** Signs retention's deletions (agent/integrity/chain-checkpoints.ts). */
   recordDeletion?: ((firstKeptSeq: number, predecessorChain: Buffer) => void) | undefined;
+  /** The domains' bind passwords; without them no domain is monitored (tools that only record). */
+  domainPasswords?: DomainPasswords | undefined;
 }
 
 export async function startActivityPipeline(start: ActivityStartOptions): Promise<ActivityServices> {
@@ -157,6 +170,19 @@ export async function startActivityPipeline(start: ActivityStartOptions): Promis
   });
   monitor.start();
 
+  const domainStatus = new DomainStatusBoard();
+  const directory = new DirectoryService({
+    settings,
+    passwords: start.domainPasswords ?? { get: () => Promise.resolve(null) },
+    pipeline,
+    state: new DirectoryStateTable(store.db),
+    status: domainStatus,
+    log: log.child('directory'),
+    changesOf: (xml) => changesSelectionOf(parsePolicyXml(xml)),
+    ...(tuning.directoryTimeoutMs !== undefined ? { timeoutMs: tuning.directoryTimeoutMs } : {}),
+  });
+  directory.start();
+
   const retention = new RecordRetention({
     store,
     retentionDays: () => settings.current.auditStore.retentionDays,
@@ -187,6 +213,8 @@ export async function startActivityPipeline(start: ActivityStartOptions): Promis
     feed: pipeline.feed,
     changeRecorder,
     monitor,
+    directory,
+    domainStatus,
     outputs,
     status,
     logFiles: new LogFilesService(paths.logs, () => settings.current),
@@ -198,6 +226,7 @@ export async function startActivityPipeline(start: ActivityStartOptions): Promis
       (stopping ??= (async () => {
         monitoring.close();
         await monitor.stop();
+        await directory.stop();
         await changeRecorder.flush();
         await pipeline.stop();
         await retention.stop();
