@@ -84,6 +84,16 @@ export class DomainService {
     return this.deps.settings.current.domains.find((d) => d.id === id);
   }
 
+  /** Whether a bind password is stored for the domain (never the password itself). */
+  async hasPassword(id: string): Promise<boolean> {
+    return (await this.deps.passwords.get(id)) !== null;
+  }
+
+  /** The stored bind password, for the agent's own connection test only: never returned by an API. */
+  bindPassword(id: string): Promise<string | null> {
+    return this.deps.passwords.get(id);
+  }
+
   /** The domain this agent reads: the first enabled one, in settings order (see docs/agent-api.md). */
   primary(): DomainSettings | undefined {
     return this.deps.settings.current.domains.find((d) => d.enabled);

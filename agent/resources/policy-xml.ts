@@ -131,3 +131,12 @@ export function policyFieldsFromXml(root: XmlElement): PolicyXmlFields {
   }
   return out;
 }
+
+/** Whether a stored policy is of kind Changes (one that no longer parses is not). */
+export function isChangesPolicy(xml: string): boolean {
+  try {
+    return changesSelectionOf(parsePolicyXml(xml)) !== null;
+  } catch {
+    return false;
+  }
+}
