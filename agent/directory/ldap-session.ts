@@ -6,7 +6,8 @@
  * an operator can act on, and never carry the password.
  */
 import fs from 'node:fs/promises';
-import { isIP } from 'node:net';
+import net, { isIP, type Socket } from 'node:net';
+import tls from 'node:tls';
 import type { ConnectionOptions } from 'node:tls';
 import { Client, InvalidCredentialsError, type Entry } from 'ldapts';
 import type { DomainSettings } from '../config/directory-schema.js';
@@ -110,8 +111,24 @@ export async function openSession(
   const timeout = options.timeoutMs ?? 10_000;
   // ldapts speaks TLS from the first byte whenever it is given TLS options: only for ldaps://.
   const ldaps = server.toLowerCase().startsWith('ldaps://');
-  const client = new Client({ url: server, timeout, connectTimeout: timeout, ...(ldaps ? { tlsOptions } : {}) });
-  const close = (): Promise<void> => client.unbind().catch(() => undefined);
+  // After a server closed its side (or sent something that is not LDAP), ldapts 8 keeps its half
+  // of the socket open: the session destroys every socket it opened, or each failed poll would
+  // leave one connection behind.
+  const sockets: Socket[] = [];
+  const tracked = <S extends Socket>(socket: S): S => (sockets.push(socket), socket);
+  const client = new Client({
+    url: server,
+    timeout,
+    connectTimeout: timeout,
+    ...(ldaps ? { tlsOptions } : {}),
+    createConnection: ((port: number, host: string) => tracked(net.connect(port, host))) as typeof net.connect,
+    createSecureConnection: ((port: number, host: string, options: ConnectionOptions) =>
+      tracked(tls.connect(port, host, options))) as typeof tls.connect,
+  });
+  const close = async (): Promise<void> => {
+    await client.unbind().catch(() => undefined);
+    for (const socket of sockets.splice(0)) socket.destroy();
+  };
   try {
     let rootDse = await readRootDse(client).catch((error: Error) => {
       throw error instanceof SessionError ? error : transportFailure(error, server);
