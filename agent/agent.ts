@@ -133,6 +133,7 @@ export async function launchAgent(
     const activity = await startActivityPipeline({
       ...{ settings, store: stores.store, paths, log, firstRun, firstRunHome: options.firstRunHome },
       recordDeletion: integrity.checkpoints.recordRetention,
+      domainPasswords,
       ...{ options: options.activity, changeRecorder: options.changeRecorder },
     });
     cleanups.add(() => activity.stop());

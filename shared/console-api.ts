@@ -471,3 +471,78 @@ export interface RemovedAlertRuleResponse {
   name: string;
   removed: true;
 }
+/* Directory domains (docs/directory.md)                                                       */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * - `GET    /api/domains`               → DomainSummary[]
+ * - `POST   /api/domains`  DomainRequest → 201 DomainSummary (the password is required)
+ * - `PUT    /api/domains/{id}` DomainRequest → DomainSummary (no password: the stored one stays)
+ * - `DELETE /api/domains/{id}`          → RemovedDomainResponse (its outputs and policies go too)
+ * - `POST   /api/domains/{id}/test`     → DomainTestResult (connects and binds now)
+ * The password travels only in request bodies and is never returned.
+ */
+export const ConsoleDomainPaths = {
+  domains: '/api/domains',
+  domain: (id: string) => `/api/domains/${encodeURIComponent(id)}`,
+  test: (id: string) => `/api/domains/${encodeURIComponent(id)}/test`,
+} as const;
+
+export interface DomainStatusView {
+  type: 'OK' | 'Warning' | 'Error';
+  summary: string;
+  details: string;
+  updatedAt: string;
+}
+
+export interface DomainPolicySummary {
+  id: string;
+  name: string;
+  isEnabled: boolean;
+  /** Whether the policy holds a `<Changes>` part (only those select what is recorded). */
+  isChanges: boolean;
+}
+
+export interface DomainSummary {
+  id: string;
+  name: string;
+  ldapServer: string;
+  userName: string;
+  baseDn: string;
+  pollingIntervalSeconds: number;
+  tls: 'starttls' | 'none';
+  caFile: string;
+  isEnabled: boolean;
+  comment: string;
+  hasPassword: boolean;
+  status: DomainStatusView | null;
+  policies: DomainPolicySummary[];
+}
+
+export interface DomainRequest {
+  name: string;
+  ldapServer: string;
+  userName: string;
+  password?: string;
+  baseDn?: string;
+  pollingIntervalSeconds?: number;
+  tls?: 'starttls' | 'none';
+  caFile?: string;
+  isEnabled?: boolean;
+  comment?: string;
+}
+
+export interface RemovedDomainResponse {
+  id: string;
+  removed: true;
+}
+
+export interface DomainTestResult {
+  ok: boolean;
+  summary: string;
+  details: string;
+  /** When connected: `LDAP Directory` or `Active Directory`, the base DN read, whether an accesslog is readable. */
+  dataSource?: string;
+  baseDn?: string;
+  accesslog?: boolean;
+}

@@ -15,7 +15,15 @@ export const HOST_DETAILED_ONLY = [
 ] as const;
 
 /** Where and as whom the directory is read, and the policies (Access activity data never sees policies). */
-export const DOMAIN_DETAILED_ONLY = ['ldapServer', 'userName', 'policiesUrl'] as const;
+export const DOMAIN_DETAILED_ONLY = [
+  'ldapServer',
+  'userName',
+  'baseDn',
+  'pollingIntervalSeconds',
+  'tls',
+  'caFile',
+  'policiesUrl',
+] as const;
 
 /** The policy document (docs/agent-api.md). Every permission that sees policies sees them detailed. */
 export const POLICY_DETAILED_ONLY = ['xml'] as const;

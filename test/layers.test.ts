@@ -114,6 +114,7 @@ export const AGENT_LAYERS = [
   'outputs',
   'monitor',
   'alerts',
+  'directory',
   'users',
   'auth',
   'resources',

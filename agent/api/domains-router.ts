@@ -21,13 +21,14 @@ export function registerDomainRoutes(router: ApiRouter, deps: ResourceRouteDeps)
   router.get('/api/v1/domains', requirePermission('domain', 'read'), (ctx) => {
     const shown = visible(ctx, 'domain', deps.domains.list());
     ctx.body = shown.map(({ item, view }) =>
-      domainView(item, deps.outputs.ofDomain(item.id), viewDeps(ctx, deps), view),
+      domainView(item, deps.outputs.ofDomain(item.id), viewDeps(ctx, deps), view, deps.domainStatus?.get(item.id)),
     );
   });
 
   router.get('/api/v1/domains/:domainId', requirePermission('domain', 'read'), (ctx) => {
     const { resource, view } = resolveDomain(ctx, deps);
-    ctx.body = domainView(resource, deps.outputs.ofDomain(resource.id), viewDeps(ctx, deps), view);
+    const status = deps.domainStatus?.get(resource.id);
+    ctx.body = domainView(resource, deps.outputs.ofDomain(resource.id), viewDeps(ctx, deps), view, status);
   });
 
   // The agents reading the domain: the agent hosting the API.

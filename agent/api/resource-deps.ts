@@ -1,4 +1,5 @@
 /** What the agent API's resource routes need: the services (agent/resources/) and runtime state. */
+import type { DomainStatusBoard } from '../directory/domain-status.js';
 import type Koa from 'koa';
 import type { LogFilesService } from '../outputs/log-files-service.js';
 import type { AgentReachability } from '../resources/agent-reachability.js';
@@ -23,6 +24,8 @@ export interface ResourceRouteDeps {
   policies: PolicyService;
   logFiles: LogFilesService;
   status: StatusRegistry;
+  /** Each domain's monitoring status (docs/directory.md). */
+  domainStatus?: DomainStatusBoard;
   /** ISO time the agent started: the time of a status nothing has reported yet. */
   startedAt: string;
 }

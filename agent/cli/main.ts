@@ -5,6 +5,7 @@
  */
 import { AGENT_USAGE } from './agent-usage.js';
 import { USER_USAGE } from './user-usage.js';
+import { DOMAIN_USAGE } from './domain-usage.js';
 import { runClientCommand, CLIENT_USAGE } from './client-command.js';
 import { runConsoleCommand, CONSOLE_USAGE } from './console-command.js';
 import { AgentUnreachableError } from './admin-client.js';
@@ -24,6 +25,7 @@ const COMMANDS: Record<string, Command> = {
   // Loaded on demand: `vigil user list` need not load the whole agent (HTTPS, SQLite, XML).
   agent: async (argv) => (await import('./agent-command.js')).runAgentCommand(argv),
   user: async (argv) => (await import('./user-command.js')).runUserCommand(argv),
+  domain: async (argv) => (await import('./domain-command.js')).runDomainCommand(argv),
   client: runClientCommand,
   console: runConsoleCommand,
   verify: async (argv) => (await import('./verify-command.js')).runVerifyCommand(argv),
@@ -34,6 +36,7 @@ const USAGE = `usage:
   ${CLIENT_USAGE}
   ${CONSOLE_USAGE}
   ${USER_USAGE}
+  ${DOMAIN_USAGE}
   vigil verify [--data-dir DIR] [--public-key FILE.pem]
   vigil --version`;
 

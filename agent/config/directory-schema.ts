@@ -1,8 +1,8 @@
 /**
- * Directory domains the agent knows (name, the LDAP server to read it from, enabled), their
- * outputs, and their Active Directory monitoring policies (docs/agent-api.md).
- * A workstation agent has no Active Directory source: these are kept, validated and served so
- * that scripts and consoles written for the replaced product can manage them in one place.
+ * Directory domains the agent knows (name, the LDAP server to read it from and how, enabled),
+ * their outputs, and their directory monitoring policies (docs/agent-api.md, docs/directory.md).
+ * An enabled domain with an enabled Changes policy is watched by the directory source
+ * (agent/directory/).
  */
 import { z } from 'zod';
 import { hostNameOrAddressSchema } from './fleet-schema.js';
@@ -36,6 +36,17 @@ export const domainSchema = z.strictObject({
   password: z.string().max(1024).optional(),
   enabled: z.boolean().default(true),
   comment: z.string().max(2000).default(''),
+  /** Where the monitored objects are; empty: the server's default naming context (docs/directory.md). */
+  baseDn: z.string().trim().max(1024).default(''),
+  /** Seconds between two reads of the directory's changes. */
+  pollingIntervalSeconds: z.number().int().min(1).max(86_400).default(5),
+  /**
+   * `starttls` (the default): an `ldap://` connection upgrades with StartTLS (RFC 4513) when the
+   * server offers it; `none`: never. `ldaps://` is TLS from the first byte either way.
+   */
+  tls: z.enum(['starttls', 'none']).default('starttls'),
+  /** A PEM file of the CA to trust for the server's certificate; empty: the system's CAs. */
+  caFile: z.string().max(4096).default(''),
 });
 export type DomainSettings = z.infer<typeof domainSchema>;
 

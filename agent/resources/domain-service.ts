@@ -1,8 +1,8 @@
 /**
  * Directory domains the agent knows: a name, the LDAP server to read it from, the account to
- * read it with (the password is accepted and never shown), enabled or not (docs/agent-api.md).
- * The agent API only reads them; the console adds, changes and removes them through
- * this service. Removing a domain removes its outputs and policies. No HTTP here.
+ * read it with (the password is accepted and never shown), where and how often to read, enabled
+ * or not (docs/agent-api.md, docs/directory.md). The agent API only reads them; the console and
+ * `vigil domain` add, change and remove them through this service. Removing a domain removes its outputs and policies. No HTTP here.
  */
 import type { ChangeRecorder } from '../pipeline/change-recorder.js';
 import type { DomainSettings } from '../config/directory-schema.js';
@@ -25,6 +25,10 @@ export interface DomainFields {
   password?: string | undefined;
   enabled?: boolean | undefined;
   comment?: string | undefined;
+  baseDn?: string | undefined;
+  pollingIntervalSeconds?: number | undefined;
+  tls?: DomainSettings['tls'] | undefined;
+  caFile?: string | undefined;
 }
 
 export type DomainState = Omit<DomainSettings, 'id'>;
@@ -78,6 +82,16 @@ export class DomainService {
 
   find(id: string): DomainSettings | undefined {
     return this.deps.settings.current.domains.find((d) => d.id === id);
+  }
+
+  /** Whether a bind password is stored for the domain (never the password itself). */
+  async hasPassword(id: string): Promise<boolean> {
+    return (await this.deps.passwords.get(id)) !== null;
+  }
+
+  /** The stored bind password, for the agent's own connection test only: never returned by an API. */
+  bindPassword(id: string): Promise<string | null> {
+    return this.deps.passwords.get(id);
   }
 
   /** The domain this agent reads: the first enabled one, in settings order (see docs/agent-api.md). */

@@ -9,12 +9,18 @@
  * document when it holds them: child elements or attributes of the root named `Name`,
  * `Description`, `Path`, `Enabled` or `IsEnabled` (any case). Ids and GUIDs in the XML are
  * ignored: the agent assigns its own (the replaced product does the same).
+ *
+ * A policy of kind Changes holds one `<Changes>` element (docs/directory.md) with any of
+ * `<Operation>` (Added, Removed, Modified, Moved, Renamed), `<Context>` (a DN), `<Class>` (an
+ * objectClass) and `<ExcludeAttribute>` (an attribute name); anything else in it, or a value
+ * that is not one of those, refuses the policy with 400 naming the element.
  */
 import { AuditError } from '../audit/audit-errors.js';
 import { parseXmlDocument, type XmlElement } from '../audit/xml-document.js';
 import type { XmlLimits } from '../audit/xml-limits.js';
 import { POLICY_XML_MAX } from '../config/directory-schema.js';
 import { invalidField } from '../util/service-error.js';
+import { DIRECTORY_ACTIONS, type ChangesSelection, type DirectoryAction } from '../directory/changes-selection.js';
 
 /**
  * Depth: fast-xml-parser's own default. Elements: a 256 KiB policy of real settings holds a few
@@ -35,13 +41,62 @@ export function parsePolicyXml(xml: string, field = 'xml'): XmlElement {
   if (xml.length > POLICY_XML_MAX) {
     throw invalidField(field, `the policy XML is longer than ${POLICY_XML_MAX} characters`);
   }
+  let root: XmlElement;
   try {
-    return parseXmlDocument(xml, POLICY_XML_LIMITS);
+    root = parseXmlDocument(xml, POLICY_XML_LIMITS);
   } catch (error) {
     if (!(error instanceof AuditError)) throw error;
     const where = error.location ? ` (${error.location})` : '';
     throw invalidField(field, `the policy XML is not a well-formed document: ${error.detail}${where}`);
   }
+  changesSelectionOf(root, field);
+  return root;
+}
+
+/** A DN as RFC 4514 writes it: `type=value` pairs separated by commas. */
+const DN_SHAPE = /^\s*[A-Za-z][\w.-]*\s*=[^,]*(,\s*[A-Za-z][\w.-]*\s*=[^,]*)*$/;
+/** An attribute type or objectClass name (RFC 4512 section 1.4, descr or numeric OID). */
+const NAME_SHAPE = /^([A-Za-z][A-Za-z0-9-]*|\d+(\.\d+)+)$/;
+
+/**
+ * The selection of a Changes policy, or null when the policy has no `<Changes>` element.
+ * Throws 400 naming the element that does not parse.
+ */
+export function changesSelectionOf(root: XmlElement, field = 'xml'): ChangesSelection | null {
+  const changes = root.children.filter((c) => c.name === 'Changes');
+  if (changes.length === 0) return null;
+  if (changes.length > 1) throw invalidField(field, 'the policy XML has more than one Changes element');
+  const selection: ChangesSelection = { operations: [], contexts: [], classes: [], excludeAttributes: [] };
+  for (const child of changes[0]!.children) {
+    const value = child.text.trim();
+    const bad = (what: string): Error => invalidField(field, `${child.path}: "${value}" is not ${what}`);
+    switch (child.name) {
+      case 'Operation': {
+        const action = DIRECTORY_ACTIONS.find((a) => a.toLowerCase() === value.toLowerCase());
+        if (!action) throw bad(`an operation (${DIRECTORY_ACTIONS.join(', ')})`);
+        selection.operations.push(action as DirectoryAction);
+        break;
+      }
+      case 'Context':
+        if (!DN_SHAPE.test(value)) throw bad('a distinguished name such as ou=people,dc=example,dc=com');
+        selection.contexts.push(value);
+        break;
+      case 'Class':
+        if (!NAME_SHAPE.test(value)) throw bad('an objectClass name');
+        selection.classes.push(value);
+        break;
+      case 'ExcludeAttribute':
+        if (!NAME_SHAPE.test(value)) throw bad('an attribute name');
+        selection.excludeAttributes.push(value);
+        break;
+      default:
+        throw invalidField(
+          field,
+          `${child.path}: Changes holds only Operation, Context, Class and ExcludeAttribute elements`,
+        );
+    }
+  }
+  return selection;
 }
 
 export interface PolicyXmlFields {
@@ -75,4 +130,13 @@ export function policyFieldsFromXml(root: XmlElement): PolicyXmlFields {
     out.enabled = /^(true|1)$/i.test(enabled.trim());
   }
   return out;
+}
+
+/** Whether a stored policy is of kind Changes (one that no longer parses is not). */
+export function isChangesPolicy(xml: string): boolean {
+  try {
+    return changesSelectionOf(parsePolicyXml(xml)) !== null;
+  } catch {
+    return false;
+  }
 }

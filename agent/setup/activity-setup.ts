@@ -29,6 +29,11 @@ import { TodayCount } from '../store/today-count.js';
 import { AlertBook } from '../alerts/alert-book.js';
 import { AlertRulesService } from '../alerts/alert-rules.js';
 import { AlertService } from '../alerts/alert-service.js';
+import type { DomainPasswords } from '../config/domain-passwords.js';
+import { DirectoryService } from '../directory/directory-service.js';
+import { DirectoryStateTable } from '../directory/directory-state.js';
+import { DomainStatusBoard } from '../directory/domain-status.js';
+import { changesSelectionOf, parsePolicyXml } from '../resources/policy-xml.js';
 
 /** Tuning for tests and benchmarks; the defaults are the product's. */
 export interface ActivityOptions {
@@ -42,6 +47,8 @@ export interface ActivityOptions {
    * test process, whose own file I/O fanotify never reports (docs/attribution.md).
    */
   attribution?: 'auto' | 'off';
+  /** Per-operation LDAP timeout of the directory sources, in milliseconds. */
+  directoryTimeoutMs?: number;
 }
 
 export interface ActivityServices {
@@ -51,6 +58,10 @@ export interface ActivityServices {
   /** Give this to services that change configuration (clients, hosts, outputs, settings). */
   readonly changeRecorder: PipelineChangeRecorder;
   readonly monitor: MonitorService;
+  /** The directory sources of the monitored domains (docs/directory.md). */
+  readonly directory: DirectoryService;
+  /** Each domain's runtime status (the domain resource's `status`). */
+  readonly domainStatus: DomainStatusBoard;
   readonly outputs: OutputManager;
   /** Runtime status and statistics of hosts and outputs, for the agent API's routes. */
   readonly status: StatusRegistry;
@@ -81,6 +92,8 @@ export interface ActivityStartOptions {
   changeRecorder?: ChangeRecorder | undefined;
   /** Signs retention's deletions (agent/integrity/chain-checkpoints.ts). */
   recordDeletion?: ((firstKeptSeq: number, predecessorChain: Buffer) => void) | undefined;
+  /** The domains' bind passwords; without them no domain is monitored (tools that only record). */
+  domainPasswords?: DomainPasswords | undefined;
 }
 
 export async function startActivityPipeline(start: ActivityStartOptions): Promise<ActivityServices> {
@@ -174,6 +187,19 @@ export async function startActivityPipeline(start: ActivityStartOptions): Promis
   });
   monitor.start();
 
+  const domainStatus = new DomainStatusBoard();
+  const directory = new DirectoryService({
+    settings,
+    passwords: start.domainPasswords ?? { get: () => Promise.resolve(null) },
+    pipeline,
+    state: new DirectoryStateTable(store.db),
+    status: domainStatus,
+    log: log.child('directory'),
+    changesOf: (xml) => changesSelectionOf(parsePolicyXml(xml)),
+    ...(tuning.directoryTimeoutMs !== undefined ? { timeoutMs: tuning.directoryTimeoutMs } : {}),
+  });
+  directory.start();
+
   const retention = new RecordRetention({
     store,
     retentionDays: () => settings.current.auditStore.retentionDays,
@@ -204,6 +230,8 @@ export async function startActivityPipeline(start: ActivityStartOptions): Promis
     feed: pipeline.feed,
     changeRecorder,
     monitor,
+    directory,
+    domainStatus,
     outputs,
     status,
     logFiles: new LogFilesService(paths.logs, () => settings.current),
@@ -218,6 +246,7 @@ export async function startActivityPipeline(start: ActivityStartOptions): Promis
         monitoring.close();
         await monitor.stop();
         await alerts.stop();
+        await directory.stop();
         await changeRecorder.flush();
         await pipeline.stop();
         await alerts.flush(); // an alert raised by the last batches: its book entry on disk

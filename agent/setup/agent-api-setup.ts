@@ -59,6 +59,7 @@ export async function buildAgentApi(deps: {
     ...deps.resources,
     logFiles: activity.logFiles,
     status: activity.status,
+    domainStatus: activity.domainStatus,
     startedAt: deps.startedAt,
   });
   const app = buildApiApp({

@@ -16,6 +16,8 @@ import type { SettingsStore } from '../config/settings-store.js';
 import { buildActivityRouter } from '../console/activity-router.js';
 import { buildAlertsRouter } from '../console/alerts-router.js';
 import { buildAuditUsersRouter } from '../console/audit-users-router.js';
+import { buildDomainsRouter } from '../console/domains-router.js';
+import { isChangesPolicy } from '../resources/policy-xml.js';
 import { buildClientsRouter } from '../console/clients-router.js';
 import { buildConsoleApp, consoleRouteTable } from '../console/console-app.js';
 import type { RouteInfo } from '../http/api-router.js';
@@ -108,6 +110,12 @@ export function buildConsole(deps: {
         buildClientsRouter(deps.auth.clients),
         buildDiagnosticsRouter(eventLoop),
         buildAuditUsersRouter(deps.audit.users),
+        buildDomainsRouter({
+          domains: deps.resources.domains,
+          settings,
+          status: activity.domainStatus,
+          isChanges: (xml) => isChangesPolicy(xml),
+        }),
         buildSettingsRouter(editableSettings),
         buildLogFilesRouter({ files: activity.logFiles, viewer, feed: activity.feed, shutdown: streams.signal }),
         buildAlertsRouter(activity.alerts, activity.alertRules),

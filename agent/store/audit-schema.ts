@@ -90,6 +90,26 @@ export const MIGRATIONS: readonly Migration[] = [
     }
     for (const [value, seq] of chained) update.run(value, seq);
   },
+  // Directory monitoring (docs/directory.md): per domain, where reading stopped (the accesslog
+  // cursor, or the snapshot of every object where there is no log), committed with the records.
+  (db) => {
+    db.exec(`
+      CREATE TABLE directory_cursor (
+        domain_id  TEXT PRIMARY KEY,
+        scope      TEXT NOT NULL,
+        mode       TEXT NOT NULL,
+        cursor     TEXT NOT NULL
+      ) WITHOUT ROWID;
+      CREATE TABLE directory_snapshot (
+        domain_id  TEXT NOT NULL,
+        entry_key  TEXT NOT NULL,
+        dn         TEXT NOT NULL,
+        version    TEXT NOT NULL,
+        attributes TEXT NOT NULL,
+        PRIMARY KEY (domain_id, entry_key)
+      ) WITHOUT ROWID;
+    `);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -19,6 +19,11 @@ import {
   ConsoleActivityPaths,
   ConsoleAlertPaths,
   ConsoleAuditUserPaths,
+  ConsoleDomainPaths,
+  type DomainRequest,
+  type DomainSummary,
+  type DomainTestResult,
+  type RemovedDomainResponse,
   ConsoleClientPaths,
   ConsoleLogFilePaths,
   ConsoleMonitoringPaths,
@@ -186,6 +191,11 @@ export const api = {
   revokeClient: (id: string) => request<RevokedClientResponse>('DELETE', ConsoleClientPaths.client(id)),
 
   auditUsers: () => request<AuditUserSummary[]>('GET', ConsoleAuditUserPaths.users),
+  domains: () => request<DomainSummary[]>('GET', ConsoleDomainPaths.domains),
+  addDomain: (body: DomainRequest) => request<DomainSummary>('POST', ConsoleDomainPaths.domains, body),
+  saveDomain: (id: string, body: DomainRequest) => request<DomainSummary>('PUT', ConsoleDomainPaths.domain(id), body),
+  removeDomain: (id: string) => request<RemovedDomainResponse>('DELETE', ConsoleDomainPaths.domain(id)),
+  testDomain: (id: string) => request<DomainTestResult>('POST', ConsoleDomainPaths.test(id)),
   addAuditUser: (name: string, roles: string[], password: string) =>
     request<AuditUserSummary>('POST', ConsoleAuditUserPaths.users, { name, roles, password }),
   setAuditUserPassword: (name: string, password: string) =>

@@ -10,6 +10,7 @@ import { useResource } from './use-resource.js';
 import { OverviewPage } from './views/overview.js';
 import { ApplicationsPage } from './views/applications.js';
 import { AuditUsersPage } from './views/audit-users.js';
+import { DomainsPage } from './views/domains.js';
 import { LogFilesPage } from './views/log-files.js';
 import { ActivityPage } from './views/activity.js';
 import { AlertsPage } from './views/alerts.js';
@@ -21,6 +22,7 @@ const PAGES = [
   { path: '/', label: 'Overview', view: OverviewPage },
   { path: '/applications', label: 'Applications', view: ApplicationsPage },
   { path: '/audit-users', label: 'Audit users', view: AuditUsersPage },
+  { path: '/domains', label: 'Domains', view: DomainsPage },
   { path: '/log-files', label: 'Log files', view: LogFilesPage },
   { path: '/activity', label: 'Activity', view: ActivityPage },
   { path: '/alerts', label: 'Alerts', view: AlertsPage },

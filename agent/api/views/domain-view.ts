@@ -5,12 +5,14 @@ import type { DomainSettings } from '../../config/directory-schema.js';
 import type { DomainOutputSettings } from '../../config/monitoring-schema.js';
 import type { DomainView } from '../schemas/domain-schemas.js';
 import { outputView, type OutputViewDeps } from './output-view.js';
+import type { DomainStatus } from '../../directory/domain-status.js';
 
 export function domainView(
   domain: DomainSettings,
   outputs: readonly DomainOutputSettings[],
   deps: OutputViewDeps,
   view: View,
+  status?: DomainStatus,
 ): DomainView {
   const url = deps.links.domain(domain.id);
   const detailed: DomainView = {
@@ -21,6 +23,11 @@ export function domainView(
     comment: domain.comment,
     ldapServer: domain.ldapServer,
     userName: domain.userName,
+    baseDn: domain.baseDn,
+    pollingIntervalSeconds: domain.pollingIntervalSeconds,
+    tls: domain.tls,
+    caFile: domain.caFile,
+    status: status ?? { updatedAt: deps.since, type: 'OK', summary: 'Starting', details: '' },
     outputs: outputs.map((o) => outputView(o, deps)),
     outputsUrl: `${url}/outputs`,
     agentsUrl: `${url}/agents`,

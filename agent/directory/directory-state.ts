@@ -1,0 +1,97 @@
+/**
+ * What the directory source committed last, per domain, in the audit database: the accesslog
+ * cursor (`mode` `accesslog`) or the snapshot of every object (`mode` `snapshot`), plus the
+ * scope it was taken with (server and base DN; another scope takes a new baseline). Written only
+ * inside the pipeline's transaction (a submission's `commitWith`), so after a crash or a stop the
+ * state matches exactly the records that were committed: the next start records the rest, once.
+ */
+import type Database from 'better-sqlite3';
+import type { SnapshotObject } from './snapshot-reader.js';
+
+export type DirectoryMode = 'accesslog' | 'snapshot';
+
+export interface DirectoryCursor {
+  scope: string;
+  mode: DirectoryMode;
+  cursor: string;
+}
+
+export type SnapshotOp = { op: 'put'; object: SnapshotObject } | { op: 'delete'; key: string };
+
+export class DirectoryStateTable {
+  private readonly getCursor: Database.Statement;
+  private readonly putCursor: Database.Statement;
+  private readonly selectSnapshot: Database.Statement;
+  private readonly putObject: Database.Statement;
+  private readonly deleteObject: Database.Statement;
+  private readonly dropCursor: Database.Statement;
+  private readonly dropSnapshot: Database.Statement;
+  private readonly selectDomainIds: Database.Statement;
+
+  constructor(db: Database.Database) {
+    this.getCursor = db.prepare('SELECT scope, mode, cursor FROM directory_cursor WHERE domain_id = ?');
+    this.putCursor = db.prepare(
+      `INSERT INTO directory_cursor (domain_id, scope, mode, cursor) VALUES (?, ?, ?, ?)
+       ON CONFLICT (domain_id) DO UPDATE SET scope = excluded.scope, mode = excluded.mode, cursor = excluded.cursor`,
+    );
+    this.selectSnapshot = db.prepare(
+      'SELECT entry_key, dn, version, attributes FROM directory_snapshot WHERE domain_id = ?',
+    );
+    this.putObject = db.prepare(
+      `INSERT INTO directory_snapshot (domain_id, entry_key, dn, version, attributes) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (domain_id, entry_key) DO UPDATE SET dn = excluded.dn, version = excluded.version,
+         attributes = excluded.attributes`,
+    );
+    this.deleteObject = db.prepare('DELETE FROM directory_snapshot WHERE domain_id = ? AND entry_key = ?');
+    this.dropCursor = db.prepare('DELETE FROM directory_cursor WHERE domain_id = ?');
+    this.dropSnapshot = db.prepare('DELETE FROM directory_snapshot WHERE domain_id = ?');
+    this.selectDomainIds = db.prepare('SELECT domain_id FROM directory_cursor');
+  }
+
+  cursor(domainId: string): DirectoryCursor | null {
+    return (this.getCursor.get(domainId) as DirectoryCursor | undefined) ?? null;
+  }
+
+  snapshot(domainId: string): Map<string, SnapshotObject> {
+    const rows = this.selectSnapshot.all(domainId) as Array<{
+      entry_key: string;
+      dn: string;
+      version: string;
+      attributes: string;
+    }>;
+    return new Map(
+      rows.map((r) => [
+        r.entry_key,
+        {
+          key: r.entry_key,
+          dn: r.dn,
+          version: r.version,
+          attributes: JSON.parse(r.attributes) as SnapshotObject['attributes'],
+        },
+      ]),
+    );
+  }
+
+  /** Inside the pipeline's transaction only. */
+  save(domainId: string, cursor: DirectoryCursor, ops: readonly SnapshotOp[] = [], replaceSnapshot = false): void {
+    if (replaceSnapshot) this.dropSnapshot.run(domainId);
+    for (const op of ops) {
+      if (op.op === 'delete') this.deleteObject.run(domainId, op.key);
+      else {
+        const { key, dn, version, attributes } = op.object;
+        this.putObject.run(domainId, key, dn, version, JSON.stringify(attributes));
+      }
+    }
+    this.putCursor.run(domainId, cursor.scope, cursor.mode, cursor.cursor);
+  }
+
+  /** Forgets a domain: its next monitoring starts from a fresh baseline. */
+  drop(domainId: string): void {
+    this.dropCursor.run(domainId);
+    this.dropSnapshot.run(domainId);
+  }
+
+  domainIds(): string[] {
+    return (this.selectDomainIds.all() as Array<{ domain_id: string }>).map((r) => r.domain_id);
+  }
+}

@@ -1,0 +1,239 @@
+/**
+ * A real OpenLDAP server for tests: Debian's /usr/sbin/slapd with a generated slapd.conf in a
+ * temporary folder, an mdb database for dc=example,dc=test and (unless turned off) the accesslog
+ * overlay writing every successful write, with its before-image, to cn=accesslog. It listens on
+ * 127.0.0.1 on a free port only. Three accounts:
+ * - the root DN `cn=admin,dc=example,dc=test` (sets up fixtures),
+ * - `cn=reader,dc=example,dc=test`, the account Vigil binds as (reads the data and the log),
+ * - `uid=editor,ou=people,dc=example,dc=test`, a second directory account whose writes the tests
+ *   expect to see attributed to it.
+ * `stop()` stops the process and keeps the data (so `start()` brings the same directory back on
+ * the same port); `dispose()` stops it and removes the folder.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Attribute, Change, Client } from 'ldapts';
+
+export const SUFFIX = 'dc=example,dc=test';
+export const ADMIN_DN = `cn=admin,${SUFFIX}`;
+export const ADMIN_PASSWORD = 'admin-secret';
+export const READER_DN = `cn=reader,${SUFFIX}`;
+export const READER_PASSWORD = 'reader-secret';
+export const EDITOR_DN = `uid=editor,ou=people,${SUFFIX}`;
+export const EDITOR_PASSWORD = 'editor-secret';
+export const PEOPLE = `ou=people,${SUFFIX}`;
+export const GROUPS = `ou=groups,${SUFFIX}`;
+
+const SLAPD = '/usr/sbin/slapd';
+const MODULES = ['/usr/lib/ldap', '/usr/lib/x86_64-linux-gnu/ldap', '/usr/lib/aarch64-linux-gnu/ldap'];
+const SCHEMA = '/etc/ldap/schema';
+
+/** Why slapd cannot run here, or null when it can (tests skip with the reason). */
+export function slapdMissing(): string | null {
+  if (!fs.existsSync(SLAPD)) return `${SLAPD} is not installed (Debian package slapd)`;
+  if (!modulePath()) return 'the slapd modules (back_mdb, accesslog) are not installed';
+  return null;
+}
+
+function modulePath(): string | undefined {
+  return MODULES.find((dir) => fs.existsSync(path.join(dir, 'back_mdb.la')));
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function config(dir: string, accesslog: boolean): string {
+  const lines = [
+    `include ${SCHEMA}/core.schema`,
+    `include ${SCHEMA}/cosine.schema`,
+    `include ${SCHEMA}/inetorgperson.schema`,
+    `pidfile ${dir}/slapd.pid`,
+    `modulepath ${modulePath()}`,
+    'moduleload back_mdb',
+    ...(accesslog ? ['moduleload accesslog'] : []),
+    'database config',
+    'access to * by * none',
+  ];
+  if (accesslog) {
+    lines.push(
+      'database mdb',
+      'maxsize 104857600',
+      'suffix "cn=accesslog"',
+      `rootdn "${ADMIN_DN}"`,
+      `directory ${dir}/accesslog`,
+      'index reqStart eq',
+      `access to * by dn.exact="${READER_DN}" read by * none`,
+    );
+  }
+  lines.push(
+    'database mdb',
+    'maxsize 104857600',
+    `suffix "${SUFFIX}"`,
+    `rootdn "${ADMIN_DN}"`,
+    `rootpw ${ADMIN_PASSWORD}`,
+    `directory ${dir}/data`,
+    'index objectClass,entryUUID eq',
+    `access to attrs=userPassword by dn.exact="${EDITOR_DN}" write by self write by anonymous auth by * none`,
+    `access to * by dn.exact="${EDITOR_DN}" write by users read by * none`,
+  );
+  if (accesslog) {
+    lines.push(
+      'overlay accesslog',
+      'logdb "cn=accesslog"',
+      'logops writes',
+      'logsuccess TRUE',
+      'logpurge 07+00:00 01+00:00',
+      'logold (objectClass=*)',
+    );
+  }
+  return lines.join('\n') + '\n';
+}
+
+export interface SlapdOptions {
+  /** The accesslog overlay on cn=accesslog (default true); off: Vigil compares snapshots. */
+  accesslog?: boolean;
+}
+
+export class SlapdServer {
+  private child: ChildProcess | null = null;
+  private stderr = '';
+
+  private constructor(
+    readonly dir: string,
+    readonly port: number,
+    readonly accesslog: boolean,
+  ) {}
+
+  get url(): string {
+    return `ldap://127.0.0.1:${this.port}`;
+  }
+
+  /** Starts a fresh directory holding the base entries and the reader and editor accounts. */
+  static async create(options: SlapdOptions = {}): Promise<SlapdServer> {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-slapd-'));
+    const accesslog = options.accesslog ?? true;
+    for (const sub of ['data', 'accesslog']) fs.mkdirSync(path.join(dir, sub));
+    fs.writeFileSync(path.join(dir, 'slapd.conf'), config(dir, accesslog));
+    const server = new SlapdServer(dir, await freePort(), accesslog);
+    try {
+      await server.start();
+      await server.seed();
+    } catch (error) {
+      await server.dispose();
+      throw error;
+    }
+    return server;
+  }
+
+  async start(): Promise<void> {
+    if (this.child) return;
+    this.stderr = '';
+    const child = spawn(SLAPD, ['-d', '0', '-h', `${this.url}/`, '-f', path.join(this.dir, 'slapd.conf')], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
+    this.child = child;
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`slapd exited (${child.exitCode}): ${this.stderr}`);
+      if (await this.answers()) return;
+      if (Date.now() > deadline) throw new Error(`slapd did not answer within 10 s: ${this.stderr}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  private async answers(): Promise<boolean> {
+    const client = new Client({ url: this.url, connectTimeout: 500, timeout: 1000 });
+    try {
+      await client.bind(ADMIN_DN, ADMIN_PASSWORD);
+      return true;
+    } catch {
+      return false;
+    } finally {
+      await client.unbind().catch(() => undefined);
+    }
+  }
+
+  /** Stops slapd and keeps its data (start() brings the same directory back). */
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child) return;
+    this.child = null;
+    if (child.exitCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  async dispose(): Promise<void> {
+    await this.stop();
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private async seed(): Promise<void> {
+    await this.as(ADMIN_DN, ADMIN_PASSWORD, async (c) => {
+      await c.add(SUFFIX, { objectClass: ['dcObject', 'organization'], dc: 'example', o: 'Example' });
+      await c.add(READER_DN, {
+        objectClass: ['organizationalRole', 'simpleSecurityObject'],
+        cn: 'reader',
+        userPassword: READER_PASSWORD,
+      });
+      await c.add(PEOPLE, { objectClass: 'organizationalUnit', ou: 'people' });
+      await c.add(GROUPS, { objectClass: 'organizationalUnit', ou: 'groups' });
+      await c.add(EDITOR_DN, person('editor', EDITOR_PASSWORD));
+    });
+  }
+
+  /** Runs `work` with a client bound as `dn`; unbinds after. */
+  async as<T>(dn: string, password: string, work: (client: Client) => Promise<T>): Promise<T> {
+    const client = new Client({ url: this.url, timeout: 5000 });
+    try {
+      await client.bind(dn, password);
+      return await work(client);
+    } finally {
+      await client.unbind().catch(() => undefined);
+    }
+  }
+
+  /** Directory changes made as the editor account (the actor the tests expect). */
+  readonly editor = {
+    add: (dn: string, attributes: Record<string, string | string[]>): Promise<void> =>
+      this.as(EDITOR_DN, EDITOR_PASSWORD, (c) => c.add(dn, attributes)),
+    replace: (dn: string, attributes: Record<string, string[]>): Promise<void> =>
+      this.as(EDITOR_DN, EDITOR_PASSWORD, (c) => c.modify(dn, replaceChanges(attributes))),
+    rename: (dn: string, newDn: string): Promise<void> =>
+      this.as(EDITOR_DN, EDITOR_PASSWORD, (c) => c.modifyDN(dn, newDn)),
+    remove: (dn: string): Promise<void> => this.as(EDITOR_DN, EDITOR_PASSWORD, (c) => c.del(dn)),
+  };
+}
+
+/** An inetOrgPerson with the usual attributes. */
+export function person(uid: string, password?: string): Record<string, string | string[]> {
+  return {
+    objectClass: ['top', 'person', 'organizationalPerson', 'inetOrgPerson'],
+    uid,
+    cn: uid,
+    sn: uid.toUpperCase(),
+    ...(password !== undefined ? { userPassword: password } : {}),
+  };
+}
+
+function replaceChanges(attributes: Record<string, string[]>): Change[] {
+  // An empty list of values deletes every value of the attribute.
+  return Object.entries(attributes).map(
+    ([type, values]) => new Change({ operation: 'replace', modification: new Attribute({ type, values }) }),
+  );
+}
