@@ -77,7 +77,7 @@ console.log(
 );
 
 const started = performance.now();
-const checked = verifyStore(file, null);
+const checked = await verifyStore(file, null);
 const verifyMs = performance.now() - started;
 console.log(
   JSON.stringify({
