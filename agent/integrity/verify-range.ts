@@ -4,9 +4,10 @@
  * link needs only the stored chain of the record before it, so the ranges are independent: the
  * first record of a range links to the stored predecessor just before the range.
  *
- * Rows are read raw, a window of `seq` at a time, and hashed a window at a time (chainBatch):
- * when the chain computed from the window's first predecessor equals the stored chains, every
- * link in it holds; only a window where they differ is checked record by record.
+ * Rows are read a window of `seq` at a time and hashed a window at a time (chainBatch): when the
+ * chain computed from the window's first predecessor equals the stored chains, every link in it
+ * holds. First with the canonical records built by SQLite (json_array); a window that does not
+ * pass that way is read raw and checked again, record by record where the links break.
  */
 import type Database from 'better-sqlite3';
 import { CANONICAL_COLUMNS, GENESIS, chainBatch, nextChain } from '../store/record-chain.js';
@@ -64,6 +65,14 @@ export function checkRange(db: Database.Database, job: RangeJob): RangeResult {
   const window = db
     .prepare(`SELECT ${CANONICAL_COLUMNS}, seq, chain FROM activity_records WHERE seq >= ? AND seq <= ? ORDER BY seq`)
     .raw();
+  // The fast path: SQLite builds each row's canonical record itself (json_array), which is
+  // several times cheaper than reading the 13 values into JavaScript and serialising them.
+  const canonicalWindow = db
+    .prepare(
+      `SELECT seq, json_array(${CANONICAL_COLUMNS}), chain FROM activity_records WHERE seq >= ? AND seq <= ? ORDER BY seq`,
+    )
+    .raw();
+  const ridOf = db.prepare('SELECT rid FROM activity_records WHERE seq = ?').pluck();
   const before = db
     .prepare('SELECT seq, chain FROM activity_records WHERE seq < ? ORDER BY seq DESC LIMIT 1')
     .raw()
@@ -91,8 +100,42 @@ export function checkRange(db: Database.Database, job: RangeJob): RangeResult {
     });
   };
 
+  /**
+   * A window whose canonical records as SQLite writes them chain to exactly the stored values:
+   * every link in it holds. Equal text decodes to equal values, and JSON.stringify of equal
+   * values is equal text, so this never passes a window the JavaScript encoding would fail; any
+   * window it does not pass (a broken link, an encoding SQLite writes differently, a value
+   * json_array refuses) is checked again below from the raw values.
+   */
+  const intactBySqlite = (low: number, high: number): boolean => {
+    let rows: Array<[number, string, Buffer | null]>;
+    try {
+      rows = canonicalWindow.all(low, high) as Array<[number, string, Buffer | null]>;
+    } catch {
+      return false;
+    }
+    const canonicals = new Array<string>(rows.length);
+    const chains = new Array<Buffer>(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      canonicals[i] = rows[i]![1];
+      chains[i] = rows[i]![2] ?? Buffer.alloc(0);
+    }
+    if (rows.length > 0 && !chainBatch(previous, canonicals).equals(Buffer.concat(chains))) return false;
+    for (let i = 0; i < rows.length; i++) {
+      const seq = rows[i]![0];
+      if (heads.size > 0) checkHead(heads, name, seq, () => ridOf.get(seq) as string, chains[i]!, problems);
+      if (count === seqs.length) seqs = grow(seqs, job.to - job.from + 1);
+      seqs[count++] = seq;
+      previous = chains[i]!;
+      previousSeq = seq;
+    }
+    return true;
+  };
+
   for (let low = job.from; low <= job.to; low += WINDOW) {
-    const rows = window.all(low, Math.min(low + WINDOW - 1, job.to)) as unknown[][];
+    const high = Math.min(low + WINDOW - 1, job.to);
+    if (!first && intactBySqlite(low, high)) continue;
+    const rows = window.all(low, high) as unknown[][];
     if (rows.length === 0) continue;
     const canonicals = new Array<string>(rows.length);
     const chains = new Array<Buffer>(rows.length);
@@ -130,7 +173,7 @@ export function checkRange(db: Database.Database, job: RangeJob): RangeResult {
       previous = chains[0]!;
       previousSeq = seq;
       start = 1;
-      if (heads.size > 0) checkHead(heads, name, row, chains[0]!, problems);
+      if (heads.size > 0) checkHead(heads, name, seq, () => row[0] as string, chains[0]!, problems);
       seqs[count++] = seq;
     }
     const computed = chainBatch(previous, start === 0 ? canonicals : canonicals.slice(start));
@@ -142,12 +185,8 @@ export function checkRange(db: Database.Database, job: RangeJob): RangeResult {
       if (!intact && !nextChain(previous, canonicals[i]!).equals(chain)) {
         report(count, seq, row, canonicals[i]!, chain, previous);
       }
-      if (heads.size > 0) checkHead(heads, name, row, chain, problems);
-      if (count === seqs.length) {
-        const grown = new Float64Array(Math.min(seqs.length * 2, job.to - job.from + 1));
-        grown.set(seqs);
-        seqs = grown;
-      }
+      if (heads.size > 0) checkHead(heads, name, seq, () => row[0] as string, chain, problems);
+      if (count === seqs.length) seqs = grow(seqs, job.to - job.from + 1);
       seqs[count++] = seq;
       previous = chain;
       previousSeq = seq;
@@ -156,13 +195,25 @@ export function checkRange(db: Database.Database, job: RangeJob): RangeResult {
   return { seqs: seqs.subarray(0, count), broken, problems };
 }
 
-function checkHead(heads: Map<number, Buffer>, name: string, row: unknown[], chain: Buffer, problems: Problem[]): void {
-  const seq = row[13] as number;
+function grow(seqs: Float64Array<ArrayBuffer>, limit: number): Float64Array<ArrayBuffer> {
+  const grown = new Float64Array(Math.min(seqs.length * 2, limit));
+  grown.set(seqs);
+  return grown;
+}
+
+function checkHead(
+  heads: Map<number, Buffer>,
+  name: string,
+  seq: number,
+  rid: () => string,
+  chain: Buffer,
+  problems: Problem[],
+): void {
   const head = heads.get(seq);
   if (head && !head.equals(chain)) {
     problems.push({
       file: name,
-      rid: row[0] as string,
+      rid: rid(),
       line: seq,
       kind: 'changed',
       detail: `record seq ${seq} differs from the signed checkpoint: records up to it were changed and the chain recomputed`,

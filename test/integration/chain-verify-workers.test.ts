@@ -113,4 +113,23 @@ describe('vigil verify over worker threads', () => {
     expect(many).toEqual(await verifyStore(file, publicKey, { workers: 1 }));
     expect(many.problems).toEqual([expect.objectContaining({ line: 1200, kind: 'removed' })]);
   });
+
+  it('judges each record by its values, not by how SQLite writes them: same values pass, a value SQLite cannot write as JSON is named', async () => {
+    const dataDir = makeTempDir();
+    const file = path.join(dataDir, 'audit.db');
+    const store = AuditStore.open({ file });
+    open.push(store);
+    const odd = ['quote " and back\\slash', 'controls \u0001\b\t\n\f\r\u001f\u007f', 'line \u2028 \u00e9 \u{1f600}'];
+    store.insertBatch(Array.from({ length: 300 }, (_, i) => ({ ...record(i), What: `${odd[i % 3]!} ${i}` })));
+    // The same times stored as floating point: SQLite's JSON writes them as 1.7e12-style reals
+    tamper(file, 'UPDATE activity_records SET when_ms = when_ms + 0.0 WHERE seq BETWEEN 100 AND 120');
+    expect(await verifyStore(file, null, { workers: 1 })).toEqual({
+      problems: [],
+      verified: [{ file: 'audit.db', from: 1, to: 300 }],
+      records: 300,
+    });
+    tamper(file, 'UPDATE activity_records SET what = CAST(what AS BLOB) WHERE seq = 200');
+    const check = await verifyStore(file, null, { workers: 1 });
+    expect(check.problems).toEqual([expect.objectContaining({ line: 200, kind: 'changed' })]);
+  });
 });
