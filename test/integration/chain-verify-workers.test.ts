@@ -24,6 +24,8 @@ afterEach(() => {
 /** 3 workers over 3,000 records: ranges start at seq 1, 1001 and 2001. */
 const RECORDS = 3000;
 const WORKERS = 3;
+/** Threads started from the TypeScript sources compile their modules first: seconds each on a busy machine. */
+const WITH_THREADS = { timeout: 120_000 };
 
 function record(i: number, when = '2026-11-20T10:00:00Z'): NewActivityRecord {
   return {
@@ -58,7 +60,7 @@ function tamper(file: string, ...statements: string[]): void {
 }
 
 describe('vigil verify over worker threads', () => {
-  it('names the same problems as one thread, at the edges between ranges too', async () => {
+  it('names the same problems as one thread, at the edges between ranges too', WITH_THREADS, async () => {
     const { file, publicKey } = await storeWithRecords();
     tamper(
       file,
@@ -82,37 +84,41 @@ describe('vigil verify over worker threads', () => {
     expect([kinds.get(1500), kinds.get(1501)]).toContain('reordered');
   });
 
-  it('passes a store whose oldest records signed retention deleted, and names an intruder deleting more', async () => {
-    const dataDir = makeTempDir();
-    const file = path.join(dataDir, 'audit.db');
-    const store = AuditStore.open({ file });
-    open.push(store);
-    const key = await SigningKey.load(path.join(dataDir, 'secrets'));
-    const checkpoints = new ChainCheckpoints(store, key, silentLogger);
-    store.insertBatch(Array.from({ length: 1000 }, (_, i) => record(i, '2026-09-01T10:00:00Z')));
-    store.insertBatch(Array.from({ length: 2000 }, (_, i) => record(1000 + i)));
-    const retention = new RecordRetention({
-      store,
-      retentionDays: () => 30,
-      log: silentLogger,
-      batchSize: 400,
-      now: () => Date.parse('2026-11-22T00:00:00Z'),
-      recordDeletion: checkpoints.recordRetention,
-    });
-    expect(await retention.runOnce()).toBe(1000);
-    checkpoints.checkpoint();
-    const publicKey = crypto.createPublicKey(key.publicKeyPem);
-    expect(await verifyStore(file, publicKey, { workers: WORKERS })).toEqual({
-      problems: [],
-      verified: [{ file: 'audit.db', from: 1001, to: 3000 }],
-      records: 2000,
-    });
+  it(
+    'passes a store whose oldest records signed retention deleted, and names an intruder deleting more',
+    WITH_THREADS,
+    async () => {
+      const dataDir = makeTempDir();
+      const file = path.join(dataDir, 'audit.db');
+      const store = AuditStore.open({ file });
+      open.push(store);
+      const key = await SigningKey.load(path.join(dataDir, 'secrets'));
+      const checkpoints = new ChainCheckpoints(store, key, silentLogger);
+      store.insertBatch(Array.from({ length: 1000 }, (_, i) => record(i, '2026-09-01T10:00:00Z')));
+      store.insertBatch(Array.from({ length: 2000 }, (_, i) => record(1000 + i)));
+      const retention = new RecordRetention({
+        store,
+        retentionDays: () => 30,
+        log: silentLogger,
+        batchSize: 400,
+        now: () => Date.parse('2026-11-22T00:00:00Z'),
+        recordDeletion: checkpoints.recordRetention,
+      });
+      expect(await retention.runOnce()).toBe(1000);
+      checkpoints.checkpoint();
+      const publicKey = crypto.createPublicKey(key.publicKeyPem);
+      expect(await verifyStore(file, publicKey, { workers: WORKERS })).toEqual({
+        problems: [],
+        verified: [{ file: 'audit.db', from: 1001, to: 3000 }],
+        records: 2000,
+      });
 
-    tamper(file, 'DELETE FROM activity_records WHERE seq < 1200');
-    const many = await verifyStore(file, publicKey, { workers: WORKERS });
-    expect(many).toEqual(await verifyStore(file, publicKey, { workers: 1 }));
-    expect(many.problems).toEqual([expect.objectContaining({ line: 1200, kind: 'removed' })]);
-  });
+      tamper(file, 'DELETE FROM activity_records WHERE seq < 1200');
+      const many = await verifyStore(file, publicKey, { workers: WORKERS });
+      expect(many).toEqual(await verifyStore(file, publicKey, { workers: 1 }));
+      expect(many.problems).toEqual([expect.objectContaining({ line: 1200, kind: 'removed' })]);
+    },
+  );
 
   it('judges each record by its values, not by how SQLite writes them: same values pass, a value SQLite cannot write as JSON is named', async () => {
     const dataDir = makeTempDir();
