@@ -1,8 +1,13 @@
 /**
  * Cost of tamper evidence (docs/integrity.md, docs/benchmarks.md):
  * 1. ingest: records stored through AuditStore.insertBatch (which chains them) against the
- *    chain computation alone over the same records, in the same run: the chain's share of ingest;
- * 2. `vigil verify`'s database check (verifyStore) over the whole store, in records/s.
+ *    chain computation alone over the same records, as the store does it (canonical record,
+ *    then chainBatch over each 32-row slice), in the same run: the chain's share of ingest; and
+ *    the same computation through the node:crypto fallback (without the native addon);
+ * 2. `vigil verify`'s database check (verifyStore) over the whole store, in records/s, with its
+ *    default worker threads and with one thread. It runs from the compiled agent (dist/, built
+ *    by `npx tsc -b`) as `vigil verify` does: threads started from the TypeScript sources
+ *    would spend seconds compiling their modules first.
  *
  *     tsx bench/integrity.bench.ts [records, default 1000000]
  */
@@ -11,12 +16,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { AuditStore } from '../agent/store/audit-store.js';
-import { GENESIS, canonicalRecord, nextChain } from '../agent/store/record-chain.js';
-import { verifyStore } from '../agent/integrity/verify-store.js';
+import { chainAddon } from '../agent/store/chain-addon.js';
+import { CHAIN_BYTES, GENESIS, canonicalRecord, chainBatch, chainBatchJs } from '../agent/store/record-chain.js';
+import type { verifyStore as VerifyStore } from '../agent/integrity/verify-store.js';
 import type { NewActivityRecord } from '../shared/activity-record.js';
 
 const total = Number(process.argv[2] ?? 1_000_000);
 const BATCH = 5_000;
+const SLICE = 32; // rows per INSERT, and per chainBatch call, in AuditStore
 
 function batch(from: number): NewActivityRecord[] {
   const when = new Date(Date.UTC(2026, 10, 20) + from).toISOString();
@@ -31,25 +38,22 @@ function batch(from: number): NewActivityRecord[] {
   }));
 }
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-integrity-bench-'));
-const file = path.join(dir, 'audit.db');
-const store = AuditStore.open({ file, synchronous: 'NORMAL' });
-let ingestMs = 0;
-let chainMs = 0;
-let chain = GENESIS;
-for (let at = 0; at < total; at += BATCH) {
-  const records = batch(at);
-  let started = performance.now();
-  store.insertBatch(records);
-  ingestMs += performance.now() - started;
-  started = performance.now();
-  for (let i = 0; i < records.length; i++) {
-    const r = records[i]!;
-    chain = nextChain(
-      chain,
-      canonicalRecord([
-        `rid-${at + i}`,
-        0,
+/** The chain of a batch as insertRows computes it; returns the new head. */
+function chainAlone(
+  records: NewActivityRecord[],
+  at: number,
+  previous: Buffer,
+  hash: (p: Buffer, c: string[]) => Buffer,
+): Buffer {
+  let chain = previous;
+  const canonicals = new Array<string>(SLICE);
+  for (let from = 0; from < records.length; from += SLICE) {
+    const rows = Math.min(SLICE, records.length - from);
+    for (let i = 0; i < rows; i++) {
+      const r = records[from + i]!;
+      canonicals[i] = canonicalRecord([
+        `0000019aa1b2c3d4-${at + from + i}`,
+        Date.UTC(2026, 10, 20) + at,
         r.Who,
         r.Action,
         r.What,
@@ -61,29 +65,64 @@ for (let at = 0; at < total; at += BATCH) {
         null,
         null,
         null,
-      ]),
-    );
+      ]);
+    }
+    const chains = hash(chain, rows === SLICE ? canonicals : canonicals.slice(0, rows));
+    chain = chains.subarray((rows - 1) * CHAIN_BYTES);
   }
+  return chain;
+}
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-integrity-bench-'));
+const file = path.join(dir, 'audit.db');
+const store = AuditStore.open({ file, synchronous: 'NORMAL' });
+let ingestMs = 0;
+let chainMs = 0;
+let fallbackMs = 0;
+let chain = GENESIS;
+let fallbackChain = GENESIS;
+for (let at = 0; at < total; at += BATCH) {
+  const records = batch(at);
+  let started = performance.now();
+  store.insertBatch(records);
+  ingestMs += performance.now() - started;
+  started = performance.now();
+  chain = chainAlone(records, at, chain, chainBatch);
   chainMs += performance.now() - started;
+  started = performance.now();
+  fallbackChain = chainAlone(records, at, fallbackChain, chainBatchJs);
+  fallbackMs += performance.now() - started;
 }
 store.close();
 const withoutChainMs = ingestMs - chainMs;
+const share = (ms: number): string => `${((ms / withoutChainMs) * 100).toFixed(1)} % slower than without`;
 console.log(
   JSON.stringify({
     records: total,
+    nativeAddon: chainAddon() !== null,
     ingestRecordsPerSecond: Math.round(total / (ingestMs / 1000)),
-    chainShareOfIngest: `${((chainMs / withoutChainMs) * 100).toFixed(1)} % slower than without`,
+    ingestWithoutChainRecordsPerSecond: Math.round(total / (withoutChainMs / 1000)),
+    chainShareOfIngest: share(chainMs),
+    chainMicrosecondsPerRecord: Number(((chainMs * 1000) / total).toFixed(3)),
+    fallbackShareOfIngest: share(fallbackMs),
+    fallbackMicrosecondsPerRecord: Number(((fallbackMs * 1000) / total).toFixed(3)),
   }),
 );
 
-const started = performance.now();
-const checked = verifyStore(file, null);
-const verifyMs = performance.now() - started;
-console.log(
-  JSON.stringify({
-    verifiedRecords: checked.records,
-    problems: checked.problems.length,
-    verifyRecordsPerSecond: Math.round(checked.records / (verifyMs / 1000)),
-  }),
-);
+const compiled = new URL('../dist/agent/integrity/verify-store.js', import.meta.url);
+if (!fs.existsSync(compiled)) throw new Error('build the agent first (npx tsc -b): verify runs from dist/');
+const { verifyStore } = (await import(compiled.href)) as { verifyStore: typeof VerifyStore };
+for (const workers of [undefined, 1]) {
+  const started = performance.now();
+  const checked = await verifyStore(file, null, workers === undefined ? {} : { workers });
+  const verifyMs = performance.now() - started;
+  console.log(
+    JSON.stringify({
+      workers: workers ?? `default (${Math.min(os.availableParallelism(), 8)})`,
+      verifiedRecords: checked.records,
+      problems: checked.problems.length,
+      verifyRecordsPerSecond: Math.round(checked.records / (verifyMs / 1000)),
+    }),
+  );
+}
 fs.rmSync(dir, { recursive: true, force: true });

@@ -14,6 +14,14 @@
       "cflags": ["-Wall", "-Wextra", "-Werror"],
       "cflags_cc": ["-std=c++17", "-Wall", "-Wextra", "-Werror"],
       "conditions": [["OS!='linux'", {"type": "none", "sources": []}]]
+    },
+    {
+      "target_name": "vigil_chain",
+      "sources": ["src/chain/chain_batch.cc"],
+      "defines": ["NAPI_VERSION=8"],
+      "cflags": ["-Wall", "-Wextra", "-Werror"],
+      "cflags_cc": ["-std=c++17", "-O3", "-Wall", "-Wextra", "-Werror"],
+      "conditions": [["OS=='linux'", {"ldflags": ["-Wl,-z,now"]}]]
     }
   ]
 }

@@ -52,7 +52,7 @@ export async function runVerifyCommand(argv: string[]): Promise<number> {
     process.stderr.write(`vigil: no audit database at ${paths.auditDb}\n`);
     return EXIT_FAILURE;
   }
-  const store = verifyStore(paths.auditDb, publicKey);
+  const store = await verifyStore(paths.auditDb, publicKey);
   report.verified.push(...store.verified);
   report.problems.push(...store.problems);
   report.ok = report.problems.length === 0;

@@ -12,27 +12,16 @@
  * - truncated: a signed checkpoint names a record past the newest one;
  * - signature: a checkpoint's signature does not verify with the public key.
  */
+import os from 'node:os';
 import path from 'node:path';
 import type crypto from 'node:crypto';
 import Database from 'better-sqlite3';
-import { CANONICAL_COLUMNS, GENESIS, nextChain } from '../store/record-chain.js';
+import { nextChain } from '../store/record-chain.js';
+import { WorkerChannel } from '../util/worker-channel.js';
 import { checkpointMessage, type CheckpointRow } from './chain-checkpoints.js';
 import { verifySignature } from './signing-key.js';
+import { checkRange, type Broken, type RangeJob, type RangeResult } from './verify-range.js';
 import type { Problem, VerifiedRange } from './verify-report.js';
-
-interface Broken {
-  /** Position in seq order (0-based) among the rows read. */
-  at: number;
-  seq: number;
-  rid: string;
-  canonical: string;
-  chain: Buffer;
-  predecessorChain: Buffer;
-  gapBefore: boolean;
-}
-
-/** More broken links than this are reported without working out their kind. */
-const CLASSIFY_LIMIT = 10_000;
 
 export interface StoreCheck {
   problems: Problem[];
@@ -40,18 +29,52 @@ export interface StoreCheck {
   records: number;
 }
 
-export function verifyStore(file: string, publicKey: crypto.KeyObject | null): StoreCheck {
+export interface VerifyStoreOptions {
+  /**
+   * Worker threads the records are split over (each checks one `seq` range, verify-range.ts).
+   * Default: one per core up to MAX_WORKERS, and none (this thread) below PARALLEL_FROM records.
+   */
+  workers?: number;
+}
+
+const MAX_WORKERS = 8;
+/** Below this many records starting threads costs more than it saves. */
+const PARALLEL_FROM = 50_000;
+
+export async function verifyStore(
+  file: string,
+  publicKey: crypto.KeyObject | null,
+  options: VerifyStoreOptions = {},
+): Promise<StoreCheck> {
   const name = path.basename(file);
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    // One read transaction: records and checkpoints from the same snapshot.
-    return db.transaction(() => check(db, name, publicKey))();
+    // One read transaction: the checkpoints and the records from the same snapshot.
+    db.prepare('BEGIN').run();
+    const plan = planCheck(db, file, name, publicKey);
+    const workers =
+      options.workers ?? (plan.records < PARALLEL_FROM ? 1 : Math.min(os.availableParallelism(), MAX_WORKERS));
+    const results =
+      workers <= 1 || plan.jobs.length === 0
+        ? plan.jobs.map((job) => checkRange(db, job))
+        : await inWorkers(db, splitJob(plan.jobs[0]!, workers));
+    db.prepare('COMMIT').run();
+    return finish(name, plan, results);
   } finally {
     db.close();
   }
 }
 
-function check(db: Database.Database, name: string, publicKey: crypto.KeyObject | null): StoreCheck {
+interface Plan {
+  problems: Problem[];
+  heads: Map<number, Buffer>;
+  jobs: RangeJob[];
+  from: number;
+  to: number;
+  records: number;
+}
+
+function planCheck(db: Database.Database, file: string, name: string, publicKey: crypto.KeyObject | null): Plan {
   const problems: Problem[] = [];
   const checkpoints = db.prepare('SELECT * FROM chain_checkpoints ORDER BY id').all() as CheckpointRow[];
   const signed = checkpoints.filter((cp) => {
@@ -71,71 +94,93 @@ function check(db: Database.Database, name: string, publicKey: crypto.KeyObject 
     }
     return good;
   });
-  const retentions = new Map(signed.filter((cp) => cp.kind === 'retention').map((cp) => [cp.seq, cp.chain]));
-  const heads = new Map(signed.filter((cp) => cp.kind === 'head').map((cp) => [cp.seq, cp.chain]));
+  const hexes = (kind: string): Array<[number, string]> =>
+    signed.filter((cp) => cp.kind === kind).map((cp) => [cp.seq, cp.chain.toString('hex')]);
+  const span = db.prepare('SELECT min(seq) AS low, max(seq) AS high, count(*) AS n FROM activity_records').get() as {
+    low: number | null;
+    high: number | null;
+    n: number;
+  };
+  const heads = new Map(hexes('head').map(([seq, hex]) => [seq, Buffer.from(hex, 'hex')]));
+  if (span.low === null || span.high === null) return { problems, heads, jobs: [], from: 0, to: 0, records: 0 };
+  const job: RangeJob = {
+    file,
+    name,
+    from: span.low,
+    to: span.high,
+    retentions: hexes('retention'),
+    heads: hexes('head'),
+  };
+  return { problems, heads, jobs: [job], from: span.low, to: span.high, records: span.n };
+}
 
-  // Raw rows: the 13 canonical columns, then seq and chain; cutting the array back to the 13
-  // makes it the canonical value list itself (record-chain.ts).
-  const rows = db.prepare(`SELECT ${CANONICAL_COLUMNS}, seq, chain FROM activity_records ORDER BY seq`).raw();
-  const broken: Broken[] = [];
-  const seqs: number[] = [];
-  let previous: Buffer = GENESIS;
-  let previousSeq = 0;
-  let at = 0;
-  for (const row of rows.iterate() as IterableIterator<unknown[]>) {
-    const seq = row[13] as number;
-    const chain = (row[14] as Buffer | null) ?? Buffer.alloc(0);
-    row.length = 13;
-    const canonical = JSON.stringify(row);
-    if (at === 0 && seq !== 1) {
-      const kept = retentions.get(seq);
-      if (kept) previous = kept;
-      else {
-        problems.push({
-          file: name,
-          rid: row[0] as string,
-          line: seq,
-          kind: 'removed',
-          detail: `records before seq ${seq} are missing and no signed retention deletion accounts for them`,
-        });
-        previous = chain; // judge the rest on their own
-      }
-    }
-    if (at > 0 || previous !== chain) {
-      if (!nextChain(previous, canonical).equals(chain)) {
-        const entry = {
-          at,
-          seq,
-          rid: row[0] as string,
-          canonical: broken.length < CLASSIFY_LIMIT ? canonical : '',
-          chain,
-          predecessorChain: previous,
-          gapBefore: at > 0 && seq !== previousSeq + 1,
-        };
-        broken.push(entry);
-      }
-    }
-    const head = heads.get(seq);
-    if (head) {
-      if (!head.equals(chain)) {
-        problems.push({
-          file: name,
-          rid: row[0] as string,
-          line: seq,
-          kind: 'changed',
-          detail: `record seq ${seq} differs from the signed checkpoint: records up to it were changed and the chain recomputed`,
-        });
-      }
-    }
-    seqs.push(seq);
-    previous = chain;
-    previousSeq = seq;
-    at++;
+/** `count` consecutive ranges of about equal width covering the job's. */
+function splitJob(job: RangeJob, count: number): RangeJob[] {
+  const width = Math.ceil((job.to - job.from + 1) / count);
+  const jobs: RangeJob[] = [];
+  for (let from = job.from; from <= job.to; from += width)
+    jobs.push({ ...job, from, to: Math.min(job.to, from + width - 1) });
+  return jobs;
+}
+
+/**
+ * Runs the ranges in worker threads. Each thread reads through its own connection, so its
+ * snapshot can be newer than this one's: records appended since lie past the ranges, but a
+ * retention run in between deletes some. A range whose records the thread did not see as this
+ * snapshot has them (first seq, count) is checked again here.
+ */
+async function inWorkers(db: Database.Database, jobs: RangeJob[]): Promise<RangeResult[]> {
+  const channels = jobs.map(
+    () =>
+      new WorkerChannel<RangeJob, RangeResult>({
+        callerUrl: import.meta.url,
+        worker: 'verify-range-worker',
+        failure: (reason) => new Error(`a verify thread: ${reason}`),
+      }),
+  );
+  let results: RangeResult[];
+  try {
+    results = await Promise.all(jobs.map((job, i) => channels[i]!.request(job)));
+  } finally {
+    await Promise.all(channels.map((channel) => channel.close()));
   }
-  const newest = at > 0 ? seqs[at - 1]! : 0;
-  const oldest = at > 0 ? seqs[0]! : 0;
-  const present = heads.size > 0 ? new Set(seqs) : new Set<number>();
-  for (const [seq] of heads) {
+  const here = db.prepare('SELECT min(seq), count(*) FROM activity_records WHERE seq >= ? AND seq <= ?').raw();
+  return results.map((result, i) => {
+    const [first, count] = here.get(jobs[i]!.from, jobs[i]!.to) as [number | null, number];
+    const same = count === result.seqs.length && (count === 0 || first === result.seqs[0]);
+    return same ? result : checkRange(db, jobs[i]!);
+  });
+}
+
+/** A Buffer again: structured cloning from a worker turns Buffers into plain Uint8Arrays. */
+const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+function finish(name: string, plan: Plan, results: RangeResult[]): StoreCheck {
+  const problems = [...plan.problems];
+  const broken: Broken[] = [];
+  let records = 0;
+  for (const result of results) {
+    for (const b of result.broken) {
+      broken.push({
+        ...b,
+        at: b.at + records,
+        chain: asBuffer(b.chain),
+        predecessorChain: asBuffer(b.predecessorChain),
+      });
+    }
+    problems.push(...result.problems);
+    records += result.seqs.length;
+  }
+  const seqs = new Float64Array(records);
+  let offset = 0;
+  for (const result of results) {
+    seqs.set(result.seqs, offset);
+    offset += result.seqs.length;
+  }
+  const newest = records > 0 ? seqs[records - 1]! : 0;
+  const oldest = records > 0 ? seqs[0]! : 0;
+  const present = plan.heads.size > 0 ? new Set(seqs) : new Set<number>();
+  for (const [seq] of plan.heads) {
     if (seq > newest) {
       problems.push({
         file: name,
@@ -153,7 +198,7 @@ function check(db: Database.Database, name: string, publicKey: crypto.KeyObject 
     }
   }
   problems.push(...classify(broken));
-  return { problems, verified: intactRanges(name, seqs, problems), records: at };
+  return { problems, verified: intactRanges(name, seqs, problems), records };
 }
 
 function classify(broken: Broken[]): Problem[] {
@@ -194,7 +239,7 @@ function classify(broken: Broken[]): Problem[] {
 }
 
 /** Runs of records with no problem named at them. */
-function intactRanges(name: string, seqs: number[], problems: Problem[]): VerifiedRange[] {
+function intactRanges(name: string, seqs: Float64Array, problems: Problem[]): VerifiedRange[] {
   if (problems.some((p) => p.line === undefined)) return [];
   const bad = new Set(problems.filter((p) => p.kind !== 'truncated').map((p) => p.line));
   const ranges: VerifiedRange[] = [];

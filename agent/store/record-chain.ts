@@ -5,6 +5,7 @@
  * chains existing records and `vigil verify` all use it.
  */
 import crypto from 'node:crypto';
+import { chainAddon } from './chain-addon.js';
 
 /** The predecessor of the very first record: 32 zero bytes. */
 export const GENESIS: Buffer = Buffer.alloc(32);
@@ -36,6 +37,31 @@ export function canonicalRecord(values: CanonicalValues): string {
 
 export function nextChain(previous: Buffer, canonical: string): Buffer {
   return crypto.createHash('sha256').update(previous).update(canonical, 'utf8').digest();
+}
+
+/** Length of a chain value (SHA-256). */
+export const CHAIN_BYTES = 32;
+
+/**
+ * The chain values of a batch, in one Buffer of `canonicals.length` × 32 bytes: value i is
+ * `nextChain` folded over `canonicals[0..i]` from `previous`. Through the native addon when it
+ * is built (chain-addon.ts): one call for the batch instead of a node:crypto Hash per record.
+ */
+export function chainBatch(previous: Buffer, canonicals: readonly string[]): Buffer {
+  const addon = chainAddon();
+  if (addon) return addon.chainBatch(previous, canonicals);
+  return chainBatchJs(previous, canonicals);
+}
+
+/** `chainBatch` through node:crypto: the fallback, and the reference the addon is tested against. */
+export function chainBatchJs(previous: Buffer, canonicals: readonly string[]): Buffer {
+  const out = Buffer.allocUnsafe(canonicals.length * CHAIN_BYTES);
+  let chain = previous;
+  for (let i = 0; i < canonicals.length; i++) {
+    chain = nextChain(chain, canonicals[i]!);
+    chain.copy(out, i * CHAIN_BYTES);
+  }
+  return out;
 }
 
 /** The columns of `activity_records` in canonical order, for SELECTs. */

@@ -1,0 +1,51 @@
+/**
+ * The native batch hashing of the record chain (native/src/chain/chain_batch.cc), when it was
+ * built: `npm install` builds it on every platform with a compiler (native/install.mjs). Without
+ * it the chain is computed by node:crypto, record by record: the same values, about ten times
+ * the cost per record (docs/benchmarks.md, "Tamper evidence").
+ *
+ * VIGIL_CHAIN_ADDON=off leaves the addon unused (to compare both, and to test the fallback).
+ */
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export interface ChainAddon {
+  /** The chain values of `canonicals` in order, 32 bytes each, `previous` before the first. */
+  chainBatch(previous: Buffer, canonicals: readonly string[]): Buffer;
+}
+
+const ADDON_RELATIVE = path.join('native', 'build', 'Release', 'vigil_chain.node');
+
+/**
+ * The repository root (or the unpacked app folder) is a few levels above this file, both for
+ * the TypeScript sources and for dist/ (the same search as the fanotify addon's).
+ */
+function candidates(fromDir: string): string[] {
+  const out: string[] = [];
+  for (let dir = fromDir, depth = 0; depth < 6; dir = path.dirname(dir), depth++) {
+    const file = path.join(dir, ADDON_RELATIVE);
+    out.push(file.replace(`app.asar${path.sep}`, `app.asar.unpacked${path.sep}`), file);
+    if (path.dirname(dir) === dir) break;
+  }
+  return out;
+}
+
+let loaded: ChainAddon | null | undefined;
+
+/** The addon, or null when it is absent, fails to load, or is turned off. */
+export function chainAddon(): ChainAddon | null {
+  if (loaded !== undefined) return loaded;
+  loaded = null;
+  if (process.env['VIGIL_CHAIN_ADDON'] === 'off') return loaded;
+  const file = candidates(path.dirname(fileURLToPath(import.meta.url))).find((f) => fs.existsSync(f));
+  if (!file) return loaded;
+  try {
+    const addon = createRequire(import.meta.url)(file) as Partial<ChainAddon>;
+    if (typeof addon.chainBatch === 'function') loaded = addon as ChainAddon;
+  } catch {
+    // A build for another Node ABI or platform: the JavaScript path computes the same chain.
+  }
+  return loaded;
+}
