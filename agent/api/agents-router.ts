@@ -26,11 +26,8 @@ import {
 import {
   localAgentFields,
   localAgentWritable,
-  registeredAgentFields,
   registeredAgentView,
-  registeredAgentWritable,
   renameLocalAgentField,
-  renameRegisteredAgentField,
 } from './views/agent-view.js';
 import { domainView } from './views/domain-view.js';
 
@@ -119,10 +116,7 @@ export function registerAgentRoutes(router: ApiRouter, deps: ResourceRouteDeps):
     const body = await readJsonBody(ctx);
     rejectReadOnly(body, AGENT_READ_ONLY);
     const write = parseInput(agentCreateSchema, body);
-    const agent = await viaService(
-      () => deps.agents.register(registeredAgentFields(write), actorOf(ctx)),
-      renameRegisteredAgentField,
-    );
+    const agent = await viaService(() => deps.agents.register(write, actorOf(ctx)));
     created(ctx, registeredAgentView(agent, deps.reachability.status(agent), linksOf(ctx, deps)));
   });
 
@@ -166,17 +160,12 @@ export function registerAgentRoutes(router: ApiRouter, deps: ResourceRouteDeps):
       );
     } else {
       rejectReadOnly(patch, [...AGENT_READ_ONLY, 'apiServerIpWhitelist', 'maxLocalSize', 'minLocalFreeSpace']);
-      await viaService(
-        () =>
-          deps.agents.update(
-            id,
-            (current) =>
-              registeredAgentFields(
-                parseInput(registeredAgentWriteSchema, applyMergePatch(registeredAgentWritable(current), patch)),
-              ),
-            actor,
-          ),
-        renameRegisteredAgentField,
+      await viaService(() =>
+        deps.agents.update(
+          id,
+          (current) => parseInput(registeredAgentWriteSchema, applyMergePatch(current, patch)),
+          actor,
+        ),
       );
     }
     sendJson(ctx, json(findAgent(ctx, deps, id)!, view));

@@ -21,7 +21,7 @@ import {
 import { created, noContent, resolve, visible, type Resolved } from './resource-access.js';
 import { actorOf, linksOf, type ResourceRouteDeps } from './resource-deps.js';
 import { policyCreateSchema, policyWriteSchema, POLICY_READ_ONLY } from './schemas/policy-schemas.js';
-import { policyFieldsFromWrite, policyView, policyWritable, renamePolicyField } from './views/policy-view.js';
+import { policyView } from './views/policy-view.js';
 import type { PolicySettings } from '../config/directory-schema.js';
 import { invalidInput } from '../http/api-error.js';
 
@@ -45,7 +45,7 @@ export function registerPolicyRoutes(router: ApiRouter, deps: ResourceRouteDeps)
     const path = ctx.query['path'];
     if (Array.isArray(path)) throw invalidInput('path', 'path: give the parameter once');
     const filter = {
-      enabled: ctx.query['isEnabled'] === undefined ? undefined : booleanQuery(ctx, 'isEnabled', true),
+      isEnabled: ctx.query['isEnabled'] === undefined ? undefined : booleanQuery(ctx, 'isEnabled', true),
       path,
     };
     const links = linksOf(ctx, deps);
@@ -59,12 +59,12 @@ export function registerPolicyRoutes(router: ApiRouter, deps: ResourceRouteDeps)
     const body = await readJsonOrXml(ctx, POLICY_BODY_LIMIT);
     let fields;
     if ('xml' in body) {
-      fields = policyFieldsFromWrite({ xml: body.xml });
+      fields = { xml: body.xml };
     } else {
       rejectReadOnly(body.json, POLICY_READ_ONLY);
-      fields = policyFieldsFromWrite(parseInput(policyCreateSchema, body.json));
+      fields = parseInput(policyCreateSchema, body.json);
     }
-    const policy = await viaService(() => deps.policies.create(domain.id, fields, actorOf(ctx)), renamePolicyField);
+    const policy = await viaService(() => deps.policies.create(domain.id, fields, actorOf(ctx)));
     created(ctx, policyView(policy, linksOf(ctx, deps), 'detailed'));
   });
 
@@ -77,16 +77,13 @@ export function registerPolicyRoutes(router: ApiRouter, deps: ResourceRouteDeps)
     const { resource, view } = resolvePolicy(ctx, deps, 'write');
     const patch = await readMergePatch(ctx, POLICY_BODY_LIMIT);
     rejectReadOnly(patch, POLICY_READ_ONLY);
-    const policy = await viaService(
-      () =>
-        deps.policies.update(
-          resource.domainId,
-          resource.id,
-          (current) =>
-            policyFieldsFromWrite(parseInput(policyWriteSchema, applyMergePatch(policyWritable(current), patch))),
-          actorOf(ctx),
-        ),
-      renamePolicyField,
+    const policy = await viaService(() =>
+      deps.policies.update(
+        resource.domainId,
+        resource.id,
+        (current) => parseInput(policyWriteSchema, applyMergePatch(current, patch)),
+        actorOf(ctx),
+      ),
     );
     ctx.body = policyView(policy, linksOf(ctx, deps), view);
   });
