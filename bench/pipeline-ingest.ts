@@ -28,7 +28,7 @@ const RECORDS = Number(process.env['RECORDS'] ?? 300_000);
 const RUNS = Number(process.env['RUNS'] ?? 3);
 const CHUNK = 5000; // what one watcher flush submits at most
 const account = localAccount();
-const host = { id: 'bench-host', name: 'bench' };
+const host = { id: 'bench-host', host: 'bench' };
 
 function changes(n: number): FileChange[] {
   const t = Date.now();
@@ -46,7 +46,7 @@ async function pipelineRun(dir: string, input: FileChange[]): Promise<{ rate: nu
   fs.writeFileSync(
     settingsFile,
     JSON.stringify({
-      hosts: [{ id: host.id, name: host.name, type: localHostType(), includePaths: ['/home/user/Documents'] }],
+      hosts: [{ id: host.id, host: host.host, type: localHostType(), includePaths: ['/home/user/Documents'] }],
       outputs: [{ id: 'bench-log', hostId: host.id, type: 'LogFile' }],
     }),
   );

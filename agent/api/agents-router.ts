@@ -12,27 +12,29 @@ import type { Locality, View } from '../../shared/permission-engine.js';
 import { apiAuth } from './bearer-auth.js';
 import { forbiddenById, requirePermission } from './require-permission.js';
 import { ApiError } from '../http/api-error.js';
-import { pathParam, type ApiRouter } from '../http/api-router.js';
+import { pathParam } from '../http/api-router.js';
 import { createHost, deleteHost, listHosts, patchHost, renderHost } from './host-handlers.js';
 import { parseInput, readJsonBody, readMergePatch, rejectReadOnly, viaService } from './request-input.js';
 import { created, noContent, resolve, visible } from './resource-access.js';
 import { actorOf, linksOf, viewDeps, type ResourceRouteDeps } from './resource-deps.js';
 import {
-  agentCreateSchema,
   AGENT_READ_ONLY,
+  agentCreateSchema,
+  agentViewSchema,
   localAgentWriteSchema,
   registeredAgentWriteSchema,
 } from './schemas/agent-schemas.js';
 import {
   localAgentFields,
   localAgentWritable,
-  registeredAgentFields,
   registeredAgentView,
-  registeredAgentWritable,
   renameLocalAgentField,
-  renameRegisteredAgentField,
 } from './views/agent-view.js';
 import { domainView } from './views/domain-view.js';
+import { agentPatchSchema, hostPatchSchema } from './openapi/patch-schemas.js';
+import { domainViewSchema } from './schemas/domain-schemas.js';
+import { hostCreateSchema, hostViewSchema } from './schemas/host-schemas.js';
+import { jsonContent, listOf, mergePatchContent, type AgentApiRouter } from './openapi/route-doc.js';
 
 /**
  * The JSON of each view of the local agent, kept as long as its (frozen, cached) description
@@ -112,128 +114,236 @@ function onlyLocal(): ApiError {
   });
 }
 
-export function registerAgentRoutes(router: ApiRouter, deps: ResourceRouteDeps): void {
-  router.get('/api/v1/agents', requirePermission('agent', 'read'), (ctx) => renderAgentList(ctx, deps));
+export function registerAgentRoutes(router: AgentApiRouter, deps: ResourceRouteDeps): void {
+  router.get(
+    '/api/v1/agents',
+    {
+      tag: 'Agents',
+      summary: 'List agents: this one first, then the registered ones',
+      ok: { status: 200, description: 'Agents', schema: listOf(agentViewSchema) },
+      errors: [],
+    },
+    requirePermission('agent', 'read'),
+    (ctx) => renderAgentList(ctx, deps),
+  );
 
-  router.post('/api/v1/agents', requirePermission('agent', 'write'), async (ctx) => {
-    const body = await readJsonBody(ctx);
-    rejectReadOnly(body, AGENT_READ_ONLY);
-    const write = parseInput(agentCreateSchema, body);
-    const agent = await viaService(
-      () => deps.agents.register(registeredAgentFields(write), actorOf(ctx)),
-      renameRegisteredAgentField,
-    );
-    created(ctx, registeredAgentView(agent, deps.reachability.status(agent), linksOf(ctx, deps)));
-  });
+  router.post(
+    '/api/v1/agents',
+    {
+      tag: 'Agents',
+      summary: 'Register another agent (reachability is checked in the background)',
+      body: jsonContent(agentCreateSchema),
+      ok: { status: 201, description: 'The registered agent', schema: agentViewSchema },
+      errors: [400, 413, 415],
+    },
+    requirePermission('agent', 'write'),
+    async (ctx) => {
+      const body = await readJsonBody(ctx);
+      rejectReadOnly(body, AGENT_READ_ONLY);
+      const write = parseInput(agentCreateSchema, body);
+      const agent = await viaService(() => deps.agents.register(write, actorOf(ctx)));
+      created(ctx, registeredAgentView(agent, deps.reachability.status(agent), linksOf(ctx, deps)));
+    },
+  );
 
-  router.get('/api/v1/agents/:agentId', requirePermission('agent', 'read'), (ctx) => {
-    const agent = findAgent(ctx, deps, pathParam(ctx, 'agentId'));
-    const { resource, view } = resolve(
-      ctx,
-      'agent',
-      'read',
-      agent,
-      'there is no such agent',
-      agent ? localityOf(deps)(agent) : 'other',
-    );
-    sendJson(ctx, json(resource, view));
-  });
-
-  router.patch('/api/v1/agents/:agentId', requirePermission('agent', 'write'), async (ctx) => {
-    const id = pathParam(ctx, 'agentId');
-    const agent = findAgent(ctx, deps, id);
-    const { view } = resolve(
-      ctx,
-      'agent',
-      'write',
-      agent,
-      'there is no such agent',
-      agent ? localityOf(deps)(agent) : 'other',
-    );
-    const patch = await readMergePatch(ctx);
-    const actor = actorOf(ctx);
-    if (id === deps.localAgent.id) {
-      rejectReadOnly(patch, [...AGENT_READ_ONLY, 'host', 'apiServerPort']);
-      await viaService(
-        () =>
-          deps.agents.updateLocal(
-            (current) =>
-              localAgentFields(parseInput(localAgentWriteSchema, applyMergePatch(localAgentWritable(current), patch))),
-            actor,
-            { keepAdmitting: ctx.socket.remoteAddress },
-          ),
-        renameLocalAgentField,
+  router.get(
+    '/api/v1/agents/:agentId',
+    {
+      tag: 'Agents',
+      summary: 'Get an agent',
+      ok: { status: 200, description: 'The agent', schema: agentViewSchema },
+      errors: [404],
+    },
+    requirePermission('agent', 'read'),
+    (ctx) => {
+      const agent = findAgent(ctx, deps, pathParam(ctx, 'agentId'));
+      const { resource, view } = resolve(
+        ctx,
+        'agent',
+        'read',
+        agent,
+        'there is no such agent',
+        agent ? localityOf(deps)(agent) : 'other',
       );
-    } else {
-      rejectReadOnly(patch, [...AGENT_READ_ONLY, 'apiServerIpWhitelist', 'maxLocalSize', 'minLocalFreeSpace']);
-      await viaService(
-        () =>
+      sendJson(ctx, json(resource, view));
+    },
+  );
+
+  router.patch(
+    '/api/v1/agents/:agentId',
+    {
+      tag: 'Agents',
+      summary: 'Change an agent',
+      body: mergePatchContent(agentPatchSchema),
+      ok: { status: 200, description: 'The changed agent', schema: agentViewSchema },
+      errors: [400, 404, 413, 415],
+    },
+    requirePermission('agent', 'write'),
+    async (ctx) => {
+      const id = pathParam(ctx, 'agentId');
+      const agent = findAgent(ctx, deps, id);
+      const { view } = resolve(
+        ctx,
+        'agent',
+        'write',
+        agent,
+        'there is no such agent',
+        agent ? localityOf(deps)(agent) : 'other',
+      );
+      const patch = await readMergePatch(ctx);
+      const actor = actorOf(ctx);
+      if (id === deps.localAgent.id) {
+        rejectReadOnly(patch, [...AGENT_READ_ONLY, 'host', 'apiServerPort']);
+        await viaService(
+          () =>
+            deps.agents.updateLocal(
+              (current) =>
+                localAgentFields(
+                  parseInput(localAgentWriteSchema, applyMergePatch(localAgentWritable(current), patch)),
+                ),
+              actor,
+              { keepAdmitting: ctx.socket.remoteAddress },
+            ),
+          renameLocalAgentField,
+        );
+      } else {
+        rejectReadOnly(patch, [...AGENT_READ_ONLY, 'apiServerIpWhitelist', 'maxLocalSize', 'minLocalFreeSpace']);
+        await viaService(() =>
           deps.agents.update(
             id,
-            (current) =>
-              registeredAgentFields(
-                parseInput(registeredAgentWriteSchema, applyMergePatch(registeredAgentWritable(current), patch)),
-              ),
+            (current) => parseInput(registeredAgentWriteSchema, applyMergePatch(current, patch)),
             actor,
           ),
-        renameRegisteredAgentField,
-      );
-    }
-    sendJson(ctx, json(findAgent(ctx, deps, id)!, view));
-  });
+        );
+      }
+      sendJson(ctx, json(findAgent(ctx, deps, id)!, view));
+    },
+  );
 
-  router.delete('/api/v1/agents/:agentId', requirePermission('agent', 'write'), async (ctx) => {
-    const id = pathParam(ctx, 'agentId');
-    const agent = findAgent(ctx, deps, id);
-    resolve(ctx, 'agent', 'write', agent, 'there is no such agent', agent ? localityOf(deps)(agent) : 'other');
-    await viaService(() => deps.agents.remove(id, actorOf(ctx)));
-    noContent(ctx);
-  });
+  router.delete(
+    '/api/v1/agents/:agentId',
+    {
+      tag: 'Agents',
+      summary: 'Forget a registered agent (the agent hosting the API cannot be deleted: 409)',
+      ok: { status: 204, description: 'Deleted' },
+      errors: [404, 409],
+    },
+    requirePermission('agent', 'write'),
+    async (ctx) => {
+      const id = pathParam(ctx, 'agentId');
+      const agent = findAgent(ctx, deps, id);
+      resolve(ctx, 'agent', 'write', agent, 'there is no such agent', agent ? localityOf(deps)(agent) : 'other');
+      await viaService(() => deps.agents.remove(id, actorOf(ctx)));
+      noContent(ctx);
+    },
+  );
 
   // Hosts of an agent: the local agent's are this agent's hosts; a registered agent's are not known here.
-  router.get('/api/v1/agents/:agentId/hosts', requirePermission('host', 'read'), (ctx) => {
-    const { local } = agentContainer(ctx, deps, 'host', 'read');
-    ctx.body = local ? listHosts(ctx, deps) : [];
-  });
+  router.get(
+    '/api/v1/agents/:agentId/hosts',
+    {
+      tag: 'Agents',
+      summary: 'Hosts monitored by an agent (a registered agent’s are not known here: empty)',
+      ok: { status: 200, description: 'Hosts', schema: listOf(hostViewSchema) },
+      errors: [404],
+    },
+    requirePermission('host', 'read'),
+    (ctx) => {
+      const { local } = agentContainer(ctx, deps, 'host', 'read');
+      ctx.body = local ? listHosts(ctx, deps) : [];
+    },
+  );
 
-  router.post('/api/v1/agents/:agentId/hosts', requirePermission('host', 'write'), async (ctx) => {
-    const { local } = agentContainer(ctx, deps, 'host', 'write');
-    if (!local) throw onlyLocal();
-    await createHost(ctx, deps);
-  });
+  router.post(
+    '/api/v1/agents/:agentId/hosts',
+    {
+      tag: 'Agents',
+      summary: 'Add a host to this agent (409 for a registered agent)',
+      body: jsonContent(hostCreateSchema),
+      ok: { status: 201, description: 'The host, with its outputs', schema: hostViewSchema },
+      errors: [400, 404, 409, 413, 415],
+    },
+    requirePermission('host', 'write'),
+    async (ctx) => {
+      const { local } = agentContainer(ctx, deps, 'host', 'write');
+      if (!local) throw onlyLocal();
+      await createHost(ctx, deps);
+    },
+  );
 
-  router.get('/api/v1/agents/:agentId/hosts/:hostId', requirePermission('host', 'read'), (ctx) => {
-    const { local } = agentContainer(ctx, deps, 'host', 'read');
-    const hostId = pathParam(ctx, 'hostId');
-    const host = local ? deps.hosts.find(hostId) : undefined;
-    const { resource, view } = resolve(ctx, 'host', 'read', host, 'there is no such host');
-    ctx.body = renderHost(ctx, deps, resource, view);
-  });
+  router.get(
+    '/api/v1/agents/:agentId/hosts/:hostId',
+    {
+      tag: 'Agents',
+      summary: 'Get a host of an agent',
+      ok: { status: 200, description: 'The host', schema: hostViewSchema },
+      errors: [404],
+    },
+    requirePermission('host', 'read'),
+    (ctx) => {
+      const { local } = agentContainer(ctx, deps, 'host', 'read');
+      const hostId = pathParam(ctx, 'hostId');
+      const host = local ? deps.hosts.find(hostId) : undefined;
+      const { resource, view } = resolve(ctx, 'host', 'read', host, 'there is no such host');
+      ctx.body = renderHost(ctx, deps, resource, view);
+    },
+  );
 
-  router.patch('/api/v1/agents/:agentId/hosts/:hostId', requirePermission('host', 'write'), async (ctx) => {
-    const { local } = agentContainer(ctx, deps, 'host', 'write');
-    if (!local) throw onlyLocal();
-    await patchHost(ctx, deps, pathParam(ctx, 'hostId'));
-  });
+  router.patch(
+    '/api/v1/agents/:agentId/hosts/:hostId',
+    {
+      tag: 'Agents',
+      summary: 'Change a host of an agent',
+      body: mergePatchContent(hostPatchSchema),
+      ok: { status: 200, description: 'The changed host', schema: hostViewSchema },
+      errors: [400, 404, 409, 413, 415],
+    },
+    requirePermission('host', 'write'),
+    async (ctx) => {
+      const { local } = agentContainer(ctx, deps, 'host', 'write');
+      if (!local) throw onlyLocal();
+      await patchHost(ctx, deps, pathParam(ctx, 'hostId'));
+    },
+  );
 
-  router.delete('/api/v1/agents/:agentId/hosts/:hostId', requirePermission('host', 'write'), async (ctx) => {
-    const { local } = agentContainer(ctx, deps, 'host', 'write');
-    if (!local) throw onlyLocal();
-    await deleteHost(ctx, deps, pathParam(ctx, 'hostId'));
-  });
+  router.delete(
+    '/api/v1/agents/:agentId/hosts/:hostId',
+    {
+      tag: 'Agents',
+      summary: 'Stop monitoring a host (its outputs go too)',
+      ok: { status: 204, description: 'Deleted' },
+      errors: [404, 409],
+    },
+    requirePermission('host', 'write'),
+    async (ctx) => {
+      const { local } = agentContainer(ctx, deps, 'host', 'write');
+      if (!local) throw onlyLocal();
+      await deleteHost(ctx, deps, pathParam(ctx, 'hostId'));
+    },
+  );
 
   // The domain the agent reads: the first enabled domain of its settings (docs/agent-api.md).
-  router.get('/api/v1/agents/:agentId/domain', requirePermission('domain', 'read'), (ctx) => {
-    const { local } = agentContainer(ctx, deps, 'domain', 'read');
-    const domain = local ? deps.domains.primary() : undefined;
-    const { resource, view } = resolve(
-      ctx,
-      'domain',
-      'read',
-      domain,
-      local ? 'this agent reads no domain' : 'the domain of another agent is not known here',
-      local ? 'local' : 'other',
-    );
-    ctx.body = domainView(resource, deps.outputs.ofDomain(resource.id), viewDeps(ctx, deps), view);
-  });
+  router.get(
+    '/api/v1/agents/:agentId/domain',
+    {
+      tag: 'Agents',
+      summary: 'The domain an agent reads (the first enabled domain)',
+      ok: { status: 200, description: 'The domain', schema: domainViewSchema },
+      errors: [404],
+    },
+    requirePermission('domain', 'read'),
+    (ctx) => {
+      const { local } = agentContainer(ctx, deps, 'domain', 'read');
+      const domain = local ? deps.domains.primary() : undefined;
+      const { resource, view } = resolve(
+        ctx,
+        'domain',
+        'read',
+        domain,
+        local ? 'this agent reads no domain' : 'the domain of another agent is not known here',
+        local ? 'local' : 'other',
+      );
+      ctx.body = domainView(resource, deps.outputs.ofDomain(resource.id), viewDeps(ctx, deps), view);
+    },
+  );
 }

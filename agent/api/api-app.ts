@@ -7,17 +7,17 @@
  */
 import Koa from 'koa';
 import { apiErrorMiddleware } from './error-middleware.js';
-import type { ApiRouter } from '../http/api-router.js';
+import type { AgentApiRouter } from './openapi/route-doc.js';
 import type { Logger } from '../log/logger.js';
 
 export interface ApiAppDeps {
   log: Logger;
   /** Routes reachable without an access token (the token endpoint). */
-  publicRoutes?: ApiRouter;
+  publicRoutes?: AgentApiRouter;
   /** Authenticates every request that is not for a public route (bearer-auth.ts). */
   authenticate?: Koa.Middleware;
   /** Every authenticated route of the API, on one router (the resource routes register here). */
-  routes?: ApiRouter;
+  routes?: AgentApiRouter;
 }
 
 export function buildApiApp(deps: ApiAppDeps): Koa {

@@ -8,8 +8,7 @@ import { applyMergePatch } from '../../shared/merge-patch.js';
 import type { HostSettings } from '../config/monitoring-schema.js';
 import { hostCreateSchema, hostWriteSchema, HOST_READ_ONLY, type HostView } from './schemas/host-schemas.js';
 import { outputWriteSchema } from './schemas/output-schemas.js';
-import { hostFieldsFromWrite, hostView, hostWritable, renameHostField } from './views/host-view.js';
-import { outputFieldsFromWrite } from './views/output-view.js';
+import { hostView } from './views/host-view.js';
 import { parseInput, readJsonBody, readMergePatch, rejectReadOnly, viaService } from './request-input.js';
 import { created, noContent, resolve, visible, type Resolved } from './resource-access.js';
 import { actorOf, viewDeps, type ResourceRouteDeps } from './resource-deps.js';
@@ -42,13 +41,10 @@ export async function createHost(ctx: Koa.Context, deps: ResourceRouteDeps): Pro
     HOST_READ_ONLY.filter((key) => key !== 'outputs'),
   );
   const write = parseInput(hostCreateSchema, body);
-  const outputs = (write.outputs ?? [parseInput(outputWriteSchema, { type: 'LogFile' })]).map(outputFieldsFromWrite);
+  const outputs = write.outputs ?? [parseInput(outputWriteSchema, { type: 'LogFile' })];
   for (const output of outputs) checkSyslogDestination(ctx, null, output);
   const { outputs: _outputs, ...fields } = write;
-  const result = await viaService(
-    () => deps.hosts.create(hostFieldsFromWrite(fields), outputs, actorOf(ctx)),
-    renameHostField,
-  );
+  const result = await viaService(() => deps.hosts.create(fields, outputs, actorOf(ctx)));
   created(ctx, renderHost(ctx, deps, result.host, apiAuth(ctx).access.view('host', 'local') ?? 'detailed'));
 }
 
@@ -57,14 +53,8 @@ export async function patchHost(ctx: Koa.Context, deps: ResourceRouteDeps, hostI
   const { view } = resolveHost(ctx, deps, hostId, 'write');
   const patch = await readMergePatch(ctx);
   rejectReadOnly(patch, HOST_READ_ONLY);
-  const host = await viaService(
-    () =>
-      deps.hosts.update(
-        hostId,
-        (current) => hostFieldsFromWrite(parseInput(hostWriteSchema, applyMergePatch(hostWritable(current), patch))),
-        actorOf(ctx),
-      ),
-    renameHostField,
+  const host = await viaService(() =>
+    deps.hosts.update(hostId, (current) => parseInput(hostWriteSchema, applyMergePatch(current, patch)), actorOf(ctx)),
   );
   ctx.body = renderHost(ctx, deps, host, view);
 }

@@ -7,7 +7,7 @@ import type Koa from 'koa';
 import { applyMergePatch } from '../../shared/merge-patch.js';
 import type { AnyOutput, OutputOwner } from '../resources/output-service.js';
 import { OUTPUT_READ_ONLY, outputWriteSchema, type OutputView } from './schemas/output-schemas.js';
-import { outputFieldsFromWrite, outputView, outputWritable, renameOutputField } from './views/output-view.js';
+import { outputView } from './views/output-view.js';
 import { parseInput, readJsonBody, readMergePatch, rejectReadOnly, viaService } from './request-input.js';
 import { created, noContent, resolve, type Resolved } from './resource-access.js';
 import { actorOf, viewDeps, type ResourceRouteDeps } from './resource-deps.js';
@@ -43,9 +43,9 @@ export function resolveOutput(
 export async function createOutput(ctx: Koa.Context, deps: ResourceRouteDeps, owner: OutputOwner): Promise<void> {
   const body = await readJsonBody(ctx);
   rejectReadOnly(body, OUTPUT_READ_ONLY);
-  const fields = outputFieldsFromWrite(parseInput(outputWriteSchema, body));
+  const fields = parseInput(outputWriteSchema, body);
   checkSyslogDestination(ctx, null, fields);
-  const output = await viaService(() => deps.outputs.create(owner, fields, actorOf(ctx)), renameOutputField);
+  const output = await viaService(() => deps.outputs.create(owner, fields, actorOf(ctx)));
   created(ctx, renderOutput(ctx, deps, output));
 }
 
@@ -59,20 +59,16 @@ export async function patchOutput(
   resolveOutput(ctx, deps, outputId, owner, 'write');
   const patch = await readMergePatch(ctx);
   rejectReadOnly(patch, OUTPUT_READ_ONLY);
-  const output = await viaService(
-    () =>
-      deps.outputs.update(
-        outputId,
-        (current) => {
-          const fields = outputFieldsFromWrite(
-            parseInput(outputWriteSchema, applyMergePatch(outputWritable(current), patch)),
-          );
-          checkSyslogDestination(ctx, current, fields);
-          return fields;
-        },
-        actorOf(ctx),
-      ),
-    renameOutputField,
+  const output = await viaService(() =>
+    deps.outputs.update(
+      outputId,
+      (current) => {
+        const fields = parseInput(outputWriteSchema, applyMergePatch(current, patch));
+        checkSyslogDestination(ctx, current, fields);
+        return fields;
+      },
+      actorOf(ctx),
+    ),
   );
   ctx.body = renderOutput(ctx, deps, output);
 }

@@ -51,9 +51,24 @@ export function forbiddenById(kind: ResourceKind, action: Action = 'read'): ApiE
   );
 }
 
-export function requirePermission(kind: ResourceKind, action: Action): Koa.Middleware {
-  return (ctx, next) => {
+/** What a route's guard requires; the OpenAPI description reads it (openapi/permission-text.ts). */
+export interface RequiredPermission {
+  kind: ResourceKind;
+  action: Action;
+}
+
+export type PermissionGuard = Koa.Middleware & { readonly required: RequiredPermission };
+
+export function requirePermission(kind: ResourceKind, action: Action): PermissionGuard {
+  const guard: Koa.Middleware = (ctx, next) => {
     if (!apiAuth(ctx).access.allowsAny(kind, action)) throw insufficientPermission(kind, action);
     return next();
   };
+  return Object.assign(guard, { required: { kind, action } });
+}
+
+/** The permission a route's chain requires, when one of its middleware is a `requirePermission` guard. */
+export function requiredPermission(middleware: readonly Koa.Middleware[]): RequiredPermission | undefined {
+  for (const m of middleware) if ('required' in m) return (m as PermissionGuard).required;
+  return undefined;
 }

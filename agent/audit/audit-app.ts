@@ -15,9 +15,9 @@ import type { TurnQueue } from '../util/turn-queue.js';
 import { AuditDatabaseError, PageCancelled } from '../store/audit-reader.js';
 import { AuditError, EmptyResponse, ErrorCodes, serverError } from './audit-errors.js';
 import { AUDIT_LIMITS, type AuditLimits } from './audit-limits.js';
+import { BodyTooLargeError, readBody } from '../http/read-body.js';
 import type { AuditService } from './audit-service.js';
 import { authenticate, requireRole } from './basic-auth.js';
-import { readBody } from './body-reader.js';
 import type { BodyParsePool } from './body-parse-pool.js';
 import { LoginLimiter } from './login-limiter.js';
 import { formatOfContentType, parseQuery, requestedFormat } from './query-params.js';
@@ -76,6 +76,21 @@ function endpointOf(path: string, vendor: string): Endpoint | null {
  * 415 when the declared type names the other format than an explicit `format`, or a charset
  * other than UTF-8. Without `format` the declared type chose the format, so it always agrees.
  */
+/**
+ * The body, within the audit API's limit: too large is 413 with an empty body and the
+ * connection closed (docs/audit-api.md), the replaced product's answer.
+ */
+async function readAuditBody(ctx: Koa.Context, limit: number): Promise<Buffer> {
+  try {
+    return await readBody(ctx.req, limit);
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) {
+      throw new EmptyResponse(413, { Connection: 'close' }, 'request body too large');
+    }
+    throw error;
+  }
+}
+
 function checkContentType(header: string | undefined, format: WireFormat): void {
   if (!header) return;
   const charset = header
@@ -175,7 +190,7 @@ export function buildAuditApp(deps: AuditAppDeps): Koa {
     if (hasBody) checkContentType(contentType, query.format);
 
     if (endpoint === 'write') {
-      const bytes = await readBody(ctx.req, limits.writeBodyBytes);
+      const bytes = await readAuditBody(ctx, limits.writeBodyBytes);
       const records = await deps.parsePool.parse(bytes, query.format, profile.vendor, user.name);
       await deps.service.write(records);
       ctx.status = 200;
@@ -189,12 +204,12 @@ export function buildAuditApp(deps: AuditAppDeps): Koa {
     if (endpoint === 'enum' && ctx.method === 'GET') {
       position = deps.service.start([]);
     } else if (endpoint === 'enum') {
-      const bytes = await readBody(ctx.req, limits.readBodyBytes);
+      const bytes = await readAuditBody(ctx, limits.readBodyBytes);
       await deps.turns.turn(); // see below
       incomingMark = query.format === 'json' ? markFromJson(jsonBody(bytes)) : markFromXml(xmlBody(bytes), profile);
       position = deps.service.resume(incomingMark, '/ContinuationMark');
     } else {
-      const bytes = await readBody(ctx.req, limits.readBodyBytes);
+      const bytes = await readAuditBody(ctx, limits.readBodyBytes);
       // Parsing and compiling take turns with the searches' steps: 200 requests whose bodies
       // arrived together were all parsed in one turn of the loop, holding it 100+ ms (L04).
       await deps.turns.turn();

@@ -6,7 +6,7 @@
  */
 import type { NewActivityRecord } from '../../shared/activity-record.js';
 import { EmptyResponse, ErrorCodes, xmlError } from './audit-errors.js';
-import { utf8Text } from './body-reader.js';
+import { utf8Text } from '../http/read-body.js';
 import { recordsFromJson, recordsFromXml } from './record-input.js';
 import { vendorProfile } from './vendor-profile.js';
 import { parseXmlDocument, type XmlElement } from './xml-document.js';

@@ -1,18 +1,18 @@
 /**
- * Failures of changes to client applications, as data. The console API maps them to
- * 400 / 404 / 409 and the CLI to exit code 2 (all are mistakes the operator can fix).
+ * Refused changes to client applications: ServiceErrors (agent/util/service-error.ts), so the
+ * console maps them with every other refusal (400 / 404 / 409, naming the field) and the CLI
+ * exits with code 2 (all are mistakes the operator can fix).
  */
+import { ServiceError, type ServiceErrorKind } from '../util/service-error.js';
 
-export type ClientErrorKind = 'invalid' | 'not_found' | 'name_taken';
-
-export class ClientApplicationError extends Error {
+export class ClientApplicationError extends ServiceError {
   constructor(
-    readonly kind: ClientErrorKind,
+    kind: ServiceErrorKind,
     message: string,
     /** The input field at fault (`name`, `permissions`, `permissions[1]`, `clientId`). */
-    readonly field?: string,
+    field?: string,
   ) {
-    super(message);
+    super(kind, message, field);
     this.name = 'ClientApplicationError';
   }
 }

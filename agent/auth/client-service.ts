@@ -153,7 +153,7 @@ export class ClientService {
     const secret = this.newSecret();
     await this.deps.settings.update((draft) => {
       if (draft.clients.some((c) => c.name.toLowerCase() === name.toLowerCase())) {
-        throw new ClientApplicationError('name_taken', `a client application named "${name}" already exists`, 'name');
+        throw new ClientApplicationError('conflict', `a client application named "${name}" already exists`, 'name');
       }
       draft.clients.push({
         id,

@@ -58,14 +58,14 @@ async function summaryOf(
     pollingIntervalSeconds: domain.pollingIntervalSeconds,
     tls: domain.tls,
     caFile: domain.caFile,
-    isEnabled: domain.enabled,
+    isEnabled: domain.isEnabled,
     comment: domain.comment,
     hasPassword: await service.hasPassword(domain.id),
     status: null,
     policies: policies.map((p) => ({
       id: p.id,
       name: p.name,
-      isEnabled: p.enabled,
+      isEnabled: p.isEnabled,
       isChanges: isChangesPolicy(p.xml),
     })),
   };

@@ -34,7 +34,7 @@ export const domainSchema = z.strictObject({
   userName: z.string().max(256).default(''),
   /** Only in settings.json files of older versions: moved to secrets/ at start, never written back. */
   password: z.string().max(1024).optional(),
-  enabled: z.boolean().default(true),
+  isEnabled: z.boolean().default(true),
   comment: z.string().max(2000).default(''),
   /** Where the monitored objects are; empty: the server's default naming context (docs/directory.md). */
   baseDn: z.string().trim().max(1024).default(''),
@@ -61,7 +61,7 @@ export const policySchema = z.strictObject({
   /** Folder of the policy, `\`-separated like the product's (`Policies\Auditing`). */
   path: z.string().max(1024).default(''),
   guid: z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'a lower-case UUID'),
-  enabled: z.boolean().default(true),
+  isEnabled: z.boolean().default(true),
   updatedAt: z.iso.datetime({ offset: false }),
   xml: z.string().min(1).max(POLICY_XML_MAX),
 });

@@ -30,7 +30,7 @@ export const registeredAgentSchema = z.strictObject({
   /** Host name or address of the machine running the other agent. */
   host: hostNameOrAddressSchema,
   /** Port of that agent's API (docs/agent-api.md default 4494). */
-  apiPort: z.number().int().min(1).max(65535).default(4494),
+  apiServerPort: z.number().int().min(1).max(65535).default(4494),
   comment: z.string().max(2000).default(''),
   createdAt: z.iso.datetime({ offset: false }),
 });
@@ -48,13 +48,13 @@ export const registeredAgentsSchema = z
         ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `another agent already has id "${agent.id}"` });
       }
       ids.add(agent.id);
-      const endpoint = `${agent.host.toLowerCase().replace(/\.$/, '')}:${agent.apiPort}`;
+      const endpoint = `${agent.host.toLowerCase().replace(/\.$/, '')}:${agent.apiServerPort}`;
       const other = endpoints.get(endpoint);
       if (other !== undefined) {
         ctx.addIssue({
           code: 'custom',
           path: [index, 'host'],
-          message: `agent "${other}" is already registered at ${agent.host}:${agent.apiPort}`,
+          message: `agent "${other}" is already registered at ${agent.host}:${agent.apiServerPort}`,
           params: { holderId: other },
         });
       }

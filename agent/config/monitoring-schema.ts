@@ -38,7 +38,12 @@ export const absolutePathSchema = z
 export const hostSchema = z.strictObject({
   id: resourceIdSchema,
   /** The monitored machine as the operator names it; also the log file name prefix. */
-  name: z.string().trim().min(1).max(255),
+  host: z
+    .string()
+    .trim()
+    .min(1)
+    .max(255)
+    .meta({ description: 'Name of the monitored machine; prefixes its log files. Unique.' }),
   type: z.enum(HOST_TYPES).superRefine((value, ctx) => {
     const local = localHostType();
     if (value !== local) {
@@ -48,35 +53,56 @@ export const hostSchema = z.strictObject({
       });
     }
   }),
-  enabled: z.boolean().default(true),
-  /** Folders watched recursively. */
-  includePaths: z.array(absolutePathSchema).max(1000).default([]),
-  /** Folders (and everything under them) left out of the include paths. */
-  excludePaths: z.array(absolutePathSchema).max(1000).default([]),
+  isEnabled: z.boolean().default(true),
+  includePaths: z
+    .array(absolutePathSchema)
+    .max(1000)
+    .default([])
+    .meta({ description: 'Folders watched recursively (absolute paths).' }),
+  excludePaths: z
+    .array(absolutePathSchema)
+    .max(1000)
+    .default([])
+    .meta({ description: 'Folders left out, with everything under them.' }),
   /**
    * Minutes between full reconciling scans (paths, sizes, times) that catch a change whose
    * watcher event was lost; 0 turns them off. Scans also run at start-up and on watcher errors.
    */
-  rescanIntervalMinutes: z.number().int().min(0).max(10_080).default(60),
+  rescanIntervalMinutes: z
+    .number()
+    .int()
+    .min(0)
+    .max(10_080)
+    .default(60)
+    .meta({ description: 'Minutes between full reconciling scans; 0 = only at start-up.' }),
   /** Read records (at most one per process and file a minute) where actors are named (docs/attribution.md). */
-  monitorReads: z.boolean().default(false),
+  monitorReads: z.boolean().default(false).meta({
+    description:
+      'Record reads (Action Read), at most one per process and file a minute; only where actors are named (attribution process).',
+  }),
   comment: z.string().max(2000).default(''),
 });
 export type HostSettings = z.infer<typeof hostSchema>;
 
 export const logFileOptionsSchema = z.strictObject({
   format: z.enum(LOG_FORMATS).default('Tsv'),
-  /** File name prefix before `_Log_YYYYMMDD`; the host name (made file-safe) when absent. */
   fileName: z
     .string()
     .regex(/^[A-Za-z0-9._-]{1,100}$/, 'letters, digits, ".", "_" or "-", 1 to 100 characters')
-    .optional(),
-  /** Days a file is kept after its day ends (docs/activity-pipeline.md: default and recommended minimum 10). */
-  retentionDays: z.number().int().min(1).max(3650).default(10),
-  /** A first line naming the columns (wanted by Splunk, refused by some other readers). */
-  headerRow: z.boolean().default(false),
-  /** Closed files (days before today) are compressed to `.zip` (docs/activity-pipeline.md). */
-  zipClosedFiles: z.boolean().default(true),
+    .optional()
+    .meta({ description: 'File name prefix before `_Log_YYYYMMDD`; the host name (made file-safe) when absent.' }),
+  /** Default and recommended minimum 10 (docs/activity-pipeline.md). */
+  daysToRetain: z
+    .number()
+    .int()
+    .min(1)
+    .max(3650)
+    .default(10)
+    .meta({ description: 'Days a file is kept after its day ends.' }),
+  /** Wanted by Splunk, refused by some other readers. */
+  headerRow: z.boolean().default(false).meta({ description: 'A first line naming the columns.' }),
+  /** docs/activity-pipeline.md */
+  zipClosedFiles: z.boolean().default(true).meta({ description: 'Days before today are compressed to .zip.' }),
 });
 export type LogFileOptions = z.infer<typeof logFileOptionsSchema>;
 
@@ -134,10 +160,10 @@ export const fileFilterSchema = z.strictObject({
 });
 export type FileFilter = z.infer<typeof fileFilterSchema>;
 
-/** What every output has, whether it belongs to a host or to a domain. */
-const outputOptionsShape = {
+/** What every output has, whether it belongs to a host or to a domain (the API's OutputWrite). */
+export const outputOptionsShape = {
   type: z.enum(OUTPUT_TYPES),
-  enabled: z.boolean().default(true),
+  isEnabled: z.boolean().default(true),
   comment: z.string().max(2000).default(''),
   logFile: logFileOptionsSchema.optional(),
   syslog: syslogOptionsSchema.optional(),
@@ -207,8 +233,8 @@ export const auditStoreSettingsSchema = z.strictObject({
 });
 
 /** The file name prefix a LogFile output writes under: its own, or the host name made file-safe. */
-export function logFileBaseName(output: Pick<OutputSettings, 'logFile'>, host: Pick<HostSettings, 'name'>): string {
-  return output.logFile?.fileName ?? fileSafeName(host.name);
+export function logFileBaseName(output: Pick<OutputSettings, 'logFile'>, host: Pick<HostSettings, 'host'>): string {
+  return output.logFile?.fileName ?? fileSafeName(host.host);
 }
 
 export function fileSafeName(name: string): string {

@@ -19,11 +19,13 @@ import { checkDirectorySection } from './directory-checks.js';
 import { clientApplicationSchema, clientsSchema } from './clients-schema.js';
 import { AUDIT_ROLES, auditUserSchema, auditUsersSchema, passwordHashSchema } from './audit-users-schema.js';
 import { alertsSettingsSchema } from './alerts-schema.js';
+import { CURRENT_SETTINGS_SCHEMA } from './settings-migration.js';
 
 export * from './clients-schema.js';
 export * from './audit-users-schema.js';
 
-export const SETTINGS_SCHEMA_VERSION = 1;
+/** Files of older schemas are migrated when the store opens them (settings-migration.ts). */
+export const SETTINGS_SCHEMA_VERSION = CURRENT_SETTINGS_SCHEMA;
 
 /** 0 means "pick a free port" (README.md). */
 export const portSchema = z.number().int().min(0).max(65535);

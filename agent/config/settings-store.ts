@@ -13,6 +13,7 @@ import { Low, type Adapter } from 'lowdb';
 import { defaultSettings, settingsSchema, type Settings } from './settings-schema.js';
 import { describeProblem, fieldProblems, type FieldProblem } from '../util/validation-errors.js';
 import { writeFileDurably } from './durable-file.js';
+import { migrateSettingsFile, type SettingsMigration } from './settings-migration.js';
 
 /** The settings file exists but cannot be used; the agent must not start. */
 export class SettingsFileError extends Error {
@@ -76,15 +77,21 @@ export class SettingsStore {
   private constructor(
     readonly file: string,
     private readonly db: Low<Settings>,
+    /** What opening did to a file of an older version (settings-migration.ts); null when nothing. */
+    readonly migration: SettingsMigration | null,
   ) {}
 
-  /** Reads the file, or creates it with defaults on first run. Throws SettingsFileError. */
+  /**
+   * Reads the file (migrated first when an older version wrote it), or creates it with defaults
+   * on first run. Throws SettingsFileError.
+   */
   static async open(file: string): Promise<SettingsStore> {
+    const migration = await migrateSettingsFile(file);
     const db = new Low<Settings>(new ValidatedJsonFile(file), defaultSettings());
     const existing = await db.adapter.read();
     if (existing === null) await db.write();
     else db.data = existing;
-    return new SettingsStore(file, db);
+    return new SettingsStore(file, db, migration);
   }
 
   /** The current settings; treat as read-only, change them with `update`. */

@@ -4,10 +4,8 @@
  */
 import type Koa from 'koa';
 import { ApiError } from '../http/api-error.js';
-import { ClientApplicationError } from '../auth/client-errors.js';
 import { SettingsValidationError } from '../config/settings-store.js';
 import type { Logger } from '../log/logger.js';
-import { AuditUserError } from '../users/audit-user-service.js';
 import { LogFileMissingError, LogViewRequestError } from '../outputs/log-file-viewer.js';
 import { AuditError } from '../audit/audit-errors.js';
 import { AuditDatabaseError, PageCancelled } from '../store/audit-reader.js';
@@ -16,24 +14,12 @@ import { isApiPath } from './console-guard.js';
 
 function toApiError(error: unknown): ApiError | null {
   if (error instanceof ApiError) return error;
-  if (error instanceof ClientApplicationError) {
-    const field = error.field === undefined ? {} : { field: error.field };
-    if (error.kind === 'not_found') return new ApiError(404, 'not_found', error.message, field);
-    if (error.kind === 'name_taken') return new ApiError(409, 'conflict', error.message, field);
-    return new ApiError(400, 'invalid_request', error.message, field);
-  }
   if (error instanceof SettingsValidationError) {
     const first = error.problems[0];
     if (first?.holderId !== undefined) {
       return new ApiError(409, 'conflict', first.message, { field: error.field, holderId: first.holderId });
     }
     return new ApiError(400, 'invalid_request', first?.message ?? error.message, { field: error.field });
-  }
-  if (error instanceof AuditUserError) {
-    const field = { field: error.field };
-    if (error.kind === 'not_found') return new ApiError(404, 'not_found', error.message, field);
-    if (error.kind === 'exists') return new ApiError(409, 'conflict', error.message, field);
-    return new ApiError(400, 'invalid_request', error.message, field);
   }
   if (error instanceof ServiceError) {
     const field = error.field === undefined ? {} : { field: error.field };

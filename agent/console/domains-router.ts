@@ -39,8 +39,7 @@ const DomainBody = z.object({
 type DomainBody = z.infer<typeof DomainBody>;
 
 function fieldsOf(body: DomainBody): DomainFields {
-  const { isEnabled, ...rest } = body;
-  return { ...rest, ...(isEnabled !== undefined ? { enabled: isEnabled } : {}) };
+  return body;
 }
 
 export interface DomainsRouterDeps {
@@ -64,14 +63,14 @@ export function buildDomainsRouter(deps: DomainsRouterDeps): ConsoleRoutes {
       pollingIntervalSeconds: domain.pollingIntervalSeconds,
       tls: domain.tls,
       caFile: domain.caFile,
-      isEnabled: domain.enabled,
+      isEnabled: domain.isEnabled,
       comment: domain.comment,
       hasPassword: await domains.hasPassword(domain.id),
       status: deps.status.get(domain.id) ?? null,
       policies: policies.map((p) => ({
         id: p.id,
         name: p.name,
-        isEnabled: p.enabled,
+        isEnabled: p.isEnabled,
         isChanges: deps.isChanges(p.xml),
       })),
     };
@@ -96,7 +95,7 @@ export function buildDomainsRouter(deps: DomainsRouterDeps): ConsoleRoutes {
       const fields = fieldsOf(body);
       const updated = await domains.update(
         pathParam(ctx, 'id'),
-        (current) => ({ ...current, ...fields, enabled: fields.enabled ?? current.enabled }),
+        (current) => ({ ...current, ...fields, isEnabled: fields.isEnabled ?? current.isEnabled }),
         actor,
       );
       ctx.body = await summary(updated);

@@ -17,9 +17,9 @@ export function hostViews(settings: Readonly<Settings>, status: StatusRegistry):
     const runtime = status.host(host.id);
     return {
       id: host.id,
-      name: host.name,
+      name: host.host,
       type: host.type,
-      enabled: host.enabled,
+      enabled: host.isEnabled,
       includePaths: [...host.includePaths],
       excludePaths: [...host.excludePaths],
       status: statusView(runtime?.status),
@@ -37,12 +37,12 @@ export function describeOutput(output: OutputSettings): string {
   }
   const options = output.logFile;
   if (!options) return 'log files';
-  const days = options.retentionDays === 1 ? '1 day' : `${options.retentionDays} days`;
+  const days = options.daysToRetain === 1 ? '1 day' : `${options.daysToRetain} days`;
   return `${options.format === 'Json' ? 'JSON' : 'TSV'} log files, kept ${days}${options.zipClosedFiles ? ', closed days zipped' : ''}`;
 }
 
 export function outputViews(settings: Readonly<Settings>, status: StatusRegistry): OutputView[] {
-  const hostNames = new Map(settings.hosts.map((h) => [h.id, h.name]));
+  const hostNames = new Map(settings.hosts.map((h) => [h.id, h.host]));
   return settings.outputs.map((output) => {
     const runtime = status.output(output.id);
     const stats = runtime?.stats;
@@ -51,7 +51,7 @@ export function outputViews(settings: Readonly<Settings>, status: StatusRegistry
       hostId: output.hostId,
       hostName: hostNames.get(output.hostId) ?? output.hostId,
       type: output.type,
-      enabled: output.enabled,
+      enabled: output.isEnabled,
       description: describeOutput(output),
       status: statusView(runtime?.status),
       reportedCount: stats?.reportedCount ?? 0,

@@ -47,7 +47,7 @@ export function buildStatusRouter(deps: StatusRouterDeps): ConsoleRoutes {
           clients: settings.clients.length,
           auditUsers: settings.auditUsers.length,
           hosts: settings.hosts.length,
-          enabledHosts: settings.hosts.filter((h) => h.enabled).length,
+          enabledHosts: settings.hosts.filter((h) => h.isEnabled).length,
           outputs: settings.outputs.length,
           todayRecords: monitoring.todayCount,
         },

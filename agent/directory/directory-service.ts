@@ -67,7 +67,7 @@ export class DirectoryService {
   changesPolicies(domainId: string, policies: readonly PolicySettings[]): ChangesPolicy[] {
     const out: ChangesPolicy[] = [];
     for (const policy of policies) {
-      if (policy.domainId !== domainId || !policy.enabled) continue;
+      if (policy.domainId !== domainId || !policy.isEnabled) continue;
       try {
         const selection = this.o.changesOf(policy.xml);
         if (selection) out.push({ id: policy.id, name: policy.name, selection });
@@ -92,7 +92,7 @@ export class DirectoryService {
     const wanted = new Map<string, { domain: DomainSettings; policies: ChangesPolicy[] }>();
     for (const domain of settings.domains) {
       const policies = this.changesPolicies(domain.id, settings.policies);
-      if (!domain.enabled) this.o.status.set(domain.id, 'OK', 'Monitoring is disabled');
+      if (!domain.isEnabled) this.o.status.set(domain.id, 'OK', 'Monitoring is disabled');
       else if (policies.length === 0) {
         this.o.status.set(domain.id, 'OK', 'Not monitored', 'The domain has no enabled Changes policy.');
       } else wanted.set(domain.id, { domain, policies });

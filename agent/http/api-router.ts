@@ -14,6 +14,9 @@
  *   OPTIONS answers 204 with `Allow`; a path that does not exist falls through to `next`.
  * - Path parameters are decoded by find-my-way; read them with `pathParam(ctx, name)`. An empty
  *   parameter does not match, and neither does a trailing slash: `/hosts/` is not `/hosts`.
+ * - A route may carry its documentation as the argument after the path (`Doc`, an object); the
+ *   agent API's routes do (agent/api/openapi/route-doc.ts), and its OpenAPI description is
+ *   generated from `routes()`, so the table of routes and their description are one.
  */
 import type Koa from 'koa';
 import FindMyWay from 'find-my-way';
@@ -39,46 +42,53 @@ function isMethod(method: string): method is Method {
   return (METHODS as readonly string[]).includes(method);
 }
 
-/** A registered route: the method (GET routes also answer HEAD) and the find-my-way path. */
-export interface RouteInfo {
+/** A registered route: the method (GET routes also answer HEAD), the find-my-way path, its documentation and chain. */
+export interface RouteInfo<Doc = unknown> {
   method: Exclude<Method, 'HEAD'>;
   path: string;
+  doc?: Doc | undefined;
+  middleware: readonly Koa.Middleware[];
 }
 
-export class ApiRouter {
+type RouteArgs<Doc> = [Doc, ...Koa.Middleware[]] | Koa.Middleware[];
+
+export class ApiRouter<Doc extends object = never> {
   private readonly tree = FindMyWay({ caseSensitive: true, ignoreTrailingSlash: false, maxParamLength: 256 });
-  private readonly registered: RouteInfo[] = [];
+  private readonly registered: Array<RouteInfo<Doc>> = [];
 
-  get(path: string, ...middleware: Koa.Middleware[]): this {
-    return this.add(['GET', 'HEAD'], path, middleware);
+  get(path: string, ...args: RouteArgs<Doc>): this {
+    return this.add(['GET', 'HEAD'], path, args);
   }
 
-  post(path: string, ...middleware: Koa.Middleware[]): this {
-    return this.add(['POST'], path, middleware);
+  post(path: string, ...args: RouteArgs<Doc>): this {
+    return this.add(['POST'], path, args);
   }
 
-  put(path: string, ...middleware: Koa.Middleware[]): this {
-    return this.add(['PUT'], path, middleware);
+  put(path: string, ...args: RouteArgs<Doc>): this {
+    return this.add(['PUT'], path, args);
   }
 
-  patch(path: string, ...middleware: Koa.Middleware[]): this {
-    return this.add(['PATCH'], path, middleware);
+  patch(path: string, ...args: RouteArgs<Doc>): this {
+    return this.add(['PATCH'], path, args);
   }
 
-  delete(path: string, ...middleware: Koa.Middleware[]): this {
-    return this.add(['DELETE'], path, middleware);
+  delete(path: string, ...args: RouteArgs<Doc>): this {
+    return this.add(['DELETE'], path, args);
   }
 
-  private add(methods: Method[], path: string, middleware: Koa.Middleware[]): this {
+  private add(methods: Method[], path: string, args: RouteArgs<Doc>): this {
+    const [first, ...rest] = args;
+    const doc = typeof first === 'object' ? first : undefined;
+    const middleware = (doc === undefined ? args : rest) as Koa.Middleware[];
     if (middleware.length === 0) throw new Error(`route ${methods[0]} ${path} has no handler`);
-    this.registered.push({ method: methods[0] as RouteInfo['method'], path });
+    this.registered.push({ method: methods[0] as RouteInfo['method'], path, doc, middleware });
     // The chain is kept as the route's store; find-my-way's own handler slot is unused.
     this.tree.on(methods, path, () => undefined, compose(middleware));
     return this;
   }
 
   /** Every route registered so far, in registration order (the OpenAPI test compares them). */
-  routes(): readonly RouteInfo[] {
+  routes(): ReadonlyArray<RouteInfo<Doc>> {
     return this.registered;
   }
 

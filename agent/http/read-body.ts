@@ -1,8 +1,11 @@
 /**
- * Reads a request body as UTF-8 text with a byte limit, stopping as soon as the limit is passed
- * (a huge body is refused while it streams, not after it was buffered). The rest of an
- * oversized body is drained, not read, so the client still gets its 413.
+ * The one request body reader of the agent's listeners (agent API, audit API, console): bytes
+ * up to a limit, stopping as soon as the limit is passed (a huge body is refused while it
+ * streams, not after it was buffered). A declared Content-Length over the limit is refused
+ * before a byte is read. The rest of an oversized body is drained, not read, so the client
+ * still gets its 413; each API shapes that 413 its own way (docs/audit-api.md, docs/agent-api.md).
  */
+import type http from 'node:http';
 import type Koa from 'koa';
 
 export class BodyTooLargeError extends Error {
@@ -14,9 +17,8 @@ export class BodyTooLargeError extends Error {
   }
 }
 
-export function readBodyText(ctx: Koa.Context, limit: number): Promise<string> {
-  const req = ctx.req;
-  const declared = Number(ctx.get('content-length'));
+export function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     req.resume();
     return Promise.reject(new BodyTooLargeError(limit));
@@ -41,7 +43,7 @@ export function readBodyText(ctx: Koa.Context, limit: number): Promise<string> {
     };
     const onEnd = (): void => {
       cleanup();
-      resolve(Buffer.concat(chunks).toString('utf8'));
+      resolve(Buffer.concat(chunks, size));
     };
     const onError = (error: Error): void => {
       cleanup();
@@ -51,4 +53,20 @@ export function readBodyText(ctx: Koa.Context, limit: number): Promise<string> {
     req.on('end', onEnd);
     req.on('error', onError);
   });
+}
+
+/** The body as UTF-8 text (malformed sequences become U+FFFD; the JSON reader checks what it needs). */
+export async function readBodyText(ctx: Koa.Context, limit: number): Promise<string> {
+  return (await readBody(ctx.req, limit)).toString('utf8');
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/** UTF-8 text of a body, or null when the bytes are not UTF-8. A BOM is dropped. */
+export function utf8Text(body: Uint8Array): string | null {
+  try {
+    return decoder.decode(body);
+  } catch {
+    return null;
+  }
 }

@@ -173,7 +173,7 @@ export class AttributedFileSource implements ActivitySource {
         () => undefined,
         (error: Error) => {
           this.options.status.hostStats(host.id).droppedCount += items.length;
-          log.error('read records not stored', { host: host.name, count: items.length, error: error.message });
+          log.error('read records not stored', { host: host.host, count: items.length, error: error.message });
         },
       );
   }

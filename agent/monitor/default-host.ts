@@ -57,9 +57,9 @@ export interface FirstRunMonitoring {
 export function firstRunMonitoring(home: string, hostname: string): FirstRunMonitoring {
   const host: HostSettings = {
     id: crypto.randomUUID(),
-    name: hostname,
+    host: hostname,
     type: localHostType(),
-    enabled: true,
+    isEnabled: true,
     includePaths: defaultMonitoredFolders(home),
     excludePaths: [],
     rescanIntervalMinutes: 60,
@@ -70,9 +70,9 @@ export function firstRunMonitoring(home: string, hostname: string): FirstRunMoni
     id: crypto.randomUUID(),
     hostId: host.id,
     type: 'LogFile',
-    enabled: true,
+    isEnabled: true,
     comment: '',
-    logFile: { format: 'Tsv', retentionDays: 10, headerRow: false, zipClosedFiles: true },
+    logFile: { format: 'Tsv', daysToRetain: 10, headerRow: false, zipClosedFiles: true },
     fileFilter: {
       operations: ['Added', 'Modified', 'Removed', 'Renamed', 'Moved'],
       includePaths: [],

@@ -134,7 +134,7 @@ export class FileActivitySource implements ActivitySource {
       this.updateStatus();
       this.armRescan();
       this.options.log.info('monitoring folders', {
-        host: host.name,
+        host: host.host,
         folders: coverage.include.join(', '),
         watched: this.watchers.count,
         entries: this.tree.size,
@@ -172,7 +172,7 @@ export class FileActivitySource implements ActivitySource {
   private serial(task: () => Promise<void>): Promise<void> {
     const run = this.work.then(task, task);
     this.work = run.catch((error: Error) => {
-      this.options.log.error('file activity processing failed', { host: this.options.host.name, error: error.message });
+      this.options.log.error('file activity processing failed', { host: this.options.host.host, error: error.message });
       this.options.status.setHostStatus(this.hostId, 'Error', 'File activity processing failed', error.message);
     });
     return run;
@@ -254,7 +254,7 @@ export class FileActivitySource implements ActivitySource {
       if (found === 0) this.batcher.sweepDone();
       else
         this.options.log.info('changes missed by the watcher found by listing', {
-          host: this.options.host.name,
+          host: this.options.host.host,
           count: found,
         });
     });
@@ -274,7 +274,7 @@ export class FileActivitySource implements ActivitySource {
     await this.submit(collector);
     this.updateStatus();
     if (diffCount(diff) > 0) {
-      this.options.log.info('folder scan found changes', { host: this.options.host.name, count: diffCount(diff) });
+      this.options.log.info('folder scan found changes', { host: this.options.host.host, count: diffCount(diff) });
     }
   }
 
@@ -302,7 +302,7 @@ export class FileActivitySource implements ActivitySource {
         const count = chunk.items.length;
         status.hostStats(host.id).droppedCount += count;
         status.setHostStatus(host.id, 'Error', 'Some file activity could not be recorded', error.message);
-        log.error('file activity records not stored', { host: host.name, count, error: error.message });
+        log.error('file activity records not stored', { host: host.host, count, error: error.message });
         this.batcher.wantFullScan(); // the snapshot did not change: the next scan finds it all again
       },
     });

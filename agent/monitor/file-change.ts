@@ -32,7 +32,7 @@ export interface FileChange {
 
 export interface MonitoredHost {
   id: string;
-  name: string;
+  host: string;
 }
 
 export const SCAN_MESSAGE =
@@ -73,7 +73,7 @@ export function fileChangeToItem(change: FileChange, host: MonitoredHost, accoun
     Where: account.hostname,
     ObjectType: change.dir ? 'Folder' : 'File',
     DataSource: DataSources.fileSystem,
-    MonitoringPlan: { Name: host.name, ID: host.id },
+    MonitoringPlan: { Name: host.host, ID: host.id },
     Item: { Name: change.root },
     Workstation: account.hostname,
   };

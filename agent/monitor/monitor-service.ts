@@ -44,7 +44,7 @@ interface Running {
 
 /** What, when changed, needs the source restarted (comment and the like do not). */
 function sourceKey(host: HostSettings): string {
-  const { name, includePaths, excludePaths, rescanIntervalMinutes, monitorReads } = host;
+  const { host: name, includePaths, excludePaths, rescanIntervalMinutes, monitorReads } = host;
   return JSON.stringify([name, includePaths, excludePaths, rescanIntervalMinutes, monitorReads]);
 }
 
@@ -114,7 +114,7 @@ export class MonitorService {
     if (this.stopped) return;
     const { state, status } = this.o;
     const paused = this.pausedNow;
-    const wanted = new Map(settings.hosts.filter((h) => h.enabled && !paused).map((h) => [h.id, h]));
+    const wanted = new Map(settings.hosts.filter((h) => h.isEnabled && !paused).map((h) => [h.id, h]));
 
     for (const [id, running] of [...this.running]) {
       const host = wanted.get(id);
@@ -128,7 +128,7 @@ export class MonitorService {
       for (const id of state.hostIds()) if (!wanted.has(id)) await this.forget(id, settings);
     }
     for (const host of settings.hosts) {
-      if (!host.enabled) status.setHostStatus(host.id, 'OK', 'Monitoring is disabled');
+      if (!host.isEnabled) status.setHostStatus(host.id, 'OK', 'Monitoring is disabled');
       else if (paused)
         status.setHostStatus(host.id, 'OK', 'Monitoring is paused', 'Resume monitoring to record again.');
     }
@@ -166,7 +166,7 @@ export class MonitorService {
       if (!failed) return this.started(attributed);
       await attributed.stop();
       reason = `fanotify watch failed: ${failed.message}`;
-      this.o.log.warn('actor attribution unavailable; using the folder watcher', { host: host.name, reason });
+      this.o.log.warn('actor attribution unavailable; using the folder watcher', { host: host.host, reason });
     }
     const watcher = new FileActivitySource(options);
     await watcher.start().catch(() => undefined); // the source reports its own failure in its status

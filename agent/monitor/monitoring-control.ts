@@ -123,7 +123,7 @@ export class MonitoringControl {
     for (const host of settings.hosts) {
       const status = this.deps.status.host(host.id)?.status;
       if (status?.type === 'Error') {
-        out.push({ code: 'monitoring', message: `${host.name}: ${status.summary}${detail(status.details)}` });
+        out.push({ code: 'monitoring', message: `${host.host}: ${status.summary}${detail(status.details)}` });
       }
     }
     return out;

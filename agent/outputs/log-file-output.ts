@@ -228,7 +228,7 @@ export class LogFileOutput {
 
   private async doMaintain(): Promise<void> {
     const today = utcDay(this.now());
-    const oldest = dayMinus(today, this.options.retentionDays);
+    const oldest = dayMinus(today, this.options.daysToRetain);
     for (const file of this.files()) {
       const full = path.join(this.o.dir, file.fileName);
       if (file.day < oldest) {

@@ -146,8 +146,8 @@ export class OutputManager implements OutputStage {
     const wanted = new Map<string, { output: OutputSettings; host: HostSettings; key: string }>();
     for (const output of settings.outputs) {
       const host = hosts.get(output.hostId);
-      if (!host || !output.enabled || !host.enabled) continue;
-      wanted.set(output.id, { output, host, key: JSON.stringify([output, host.name]) });
+      if (!host || !output.isEnabled || !host.isEnabled) continue;
+      wanted.set(output.id, { output, host, key: JSON.stringify([output, host.host]) });
     }
     for (const [id, running] of this.running) {
       if (wanted.get(id)?.key === running.key) continue;

@@ -42,7 +42,7 @@ interface Entry {
 
 const MINUTE_MS = 60_000;
 
-const endpointOf = (agent: RegisteredAgentSettings): string => `${agent.host}:${agent.apiPort}`;
+const endpointOf = (agent: RegisteredAgentSettings): string => `${agent.host}:${agent.apiServerPort}`;
 
 export class AgentReachability {
   private readonly entries = new Map<string, Entry>();
@@ -156,7 +156,7 @@ export class AgentReachability {
     entry.checking = true;
     const endpoint = endpointOf(agent);
     try {
-      const { reason, ...result } = await probe(agent.host, agent.apiPort, this.timeoutMs);
+      const { reason, ...result } = await probe(agent.host, agent.apiServerPort, this.timeoutMs);
       const current = this.entries.get(agent.id);
       if (current?.endpoint !== endpoint) return; // moved meanwhile: the new address is being checked
       const previous = current.status;

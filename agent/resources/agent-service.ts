@@ -18,7 +18,7 @@ export const AGENT_OBJECT_TYPE = 'Agent';
 
 export interface RegisteredAgentFields {
   host: string;
-  apiPort?: number | undefined;
+  apiServerPort?: number | undefined;
   comment?: string | undefined;
 }
 
@@ -55,7 +55,7 @@ function newAgentId(): string {
 }
 
 function fields(agent: RegisteredAgentSettings): Omit<RegisteredAgentSettings, 'id' | 'createdAt'> {
-  return { host: agent.host, apiPort: agent.apiPort, comment: agent.comment };
+  return { host: agent.host, apiServerPort: agent.apiServerPort, comment: agent.comment };
 }
 
 export class AgentService {
@@ -97,7 +97,7 @@ export class AgentService {
       actor,
       action: 'Added',
       objectType: AGENT_OBJECT_TYPE,
-      what: `${agent.host}:${agent.apiPort}`,
+      what: `${agent.host}:${agent.apiServerPort}`,
       id: agent.id,
       details: changeDetails(null, fields(agent)),
     });
@@ -136,7 +136,7 @@ export class AgentService {
         actor,
         action: 'Modified',
         objectType: AGENT_OBJECT_TYPE,
-        what: `${agent.host}:${agent.apiPort}`,
+        what: `${agent.host}:${agent.apiServerPort}`,
         id: agent.id,
         details,
       });
@@ -159,7 +159,7 @@ export class AgentService {
       actor,
       action: 'Removed',
       objectType: AGENT_OBJECT_TYPE,
-      what: `${removed!.host}:${removed!.apiPort}`,
+      what: `${removed!.host}:${removed!.apiServerPort}`,
       id: removed!.id,
       details: changeDetails(fields(removed!), null),
     });

@@ -23,7 +23,7 @@ export interface DomainFields {
   userName?: string | undefined;
   /** Write-only: kept in an owner-only file under secrets/, never in settings.json, never returned. */
   password?: string | undefined;
-  enabled?: boolean | undefined;
+  isEnabled?: boolean | undefined;
   comment?: string | undefined;
   baseDn?: string | undefined;
   pollingIntervalSeconds?: number | undefined;
@@ -96,7 +96,7 @@ export class DomainService {
 
   /** The domain this agent reads: the first enabled one, in settings order (see docs/agent-api.md). */
   primary(): DomainSettings | undefined {
-    return this.deps.settings.current.domains.find((d) => d.enabled);
+    return this.deps.settings.current.domains.find((d) => d.isEnabled);
   }
 
   async add(fields: DomainFields, actor: string): Promise<DomainSettings> {
@@ -178,7 +178,7 @@ export class DomainService {
   }
 
   setEnabled(id: string, enabled: boolean, actor: string): Promise<DomainSettings> {
-    return this.update(id, (domain) => ({ ...domain, enabled }), actor);
+    return this.update(id, (domain) => ({ ...domain, isEnabled: enabled }), actor);
   }
 
   async remove(id: string, actor: string): Promise<void> {

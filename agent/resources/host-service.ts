@@ -4,7 +4,7 @@
  * folder, delete. Every change goes through the settings store (validated, written atomically,
  * applied at once by the monitoring, which follows the settings) and is reported to the
  * ChangeRecorder with the caller as actor. No HTTP here: the agent API and the console both
- * call it. Fields are the settings' names (`name`, `enabled`); errors name them too.
+ * call it. Fields are the settings' names, which are the API's (`host`, `isEnabled`); errors name them too.
  */
 import crypto from 'node:crypto';
 import type { ChangeRecorder } from '../pipeline/change-recorder.js';
@@ -66,7 +66,7 @@ export class HostService {
       () =>
         this.deps.settings.update((draft) => {
           const type = checkHostType(fields.type);
-          this.checkUniqueName(draft.hosts, fields.name, null);
+          this.checkUniqueName(draft.hosts, fields.host, null);
           placements.push(placed('hosts', draft.hosts.length));
           draft.hosts.push({ ...fields, type, id } as HostSettings);
           outputs.forEach((output, i) => {
@@ -84,7 +84,7 @@ export class HostService {
       actor,
       action: 'Added',
       objectType: HOST_OBJECT_TYPE,
-      what: host.name,
+      what: host.host,
       id: host.id,
       details: changeDetails(null, withoutId(host)),
     });
@@ -93,7 +93,7 @@ export class HostService {
         actor,
         action: 'Added',
         objectType: OUTPUT_OBJECT_TYPE,
-        what: describeOutput(output, host.name),
+        what: describeOutput(output, host.host),
         id: output.id,
         details: changeDetails(null, output, { skip: ['id', 'hostId'] }),
       });
@@ -117,7 +117,7 @@ export class HostService {
           before = draft.hosts[index]!;
           const fields = change(withoutId(before));
           const type = checkHostType(fields.type);
-          this.checkUniqueName(draft.hosts, fields.name, id);
+          this.checkUniqueName(draft.hosts, fields.host, id);
           placements.push(placed('hosts', index));
           draft.hosts[index] = { ...fields, type, id } as HostSettings;
         }),
@@ -130,7 +130,7 @@ export class HostService {
         actor,
         action: 'Modified',
         objectType: HOST_OBJECT_TYPE,
-        what: host.name,
+        what: host.host,
         id: host.id,
         details,
       });
@@ -139,7 +139,7 @@ export class HostService {
   }
 
   setEnabled(id: string, enabled: boolean, actor: string): Promise<HostSettings> {
-    return this.update(id, (host) => ({ ...host, enabled }), actor);
+    return this.update(id, (host) => ({ ...host, isEnabled: enabled }), actor);
   }
 
   /** Adds a folder to watch (absolute path); adding one already watched changes nothing. */
@@ -174,7 +174,7 @@ export class HostService {
         actor,
         action: 'Removed',
         objectType: OUTPUT_OBJECT_TYPE,
-        what: describeOutput(output, host.name),
+        what: describeOutput(output, host.host),
         id: output.id,
         details: changeDetails(output, null, { skip: ['id', 'hostId'] }),
       });
@@ -183,7 +183,7 @@ export class HostService {
       actor,
       action: 'Removed',
       objectType: HOST_OBJECT_TYPE,
-      what: host.name,
+      what: host.host,
       id: host.id,
       details: changeDetails(withoutId(host), null),
     });
@@ -193,7 +193,7 @@ export class HostService {
   private checkUniqueName(hosts: readonly HostSettings[], name: unknown, self: string | null): void {
     if (typeof name !== 'string') return; // the schema reports it
     const key = name.trim().toLowerCase();
-    const other = hosts.find((h) => h.id !== self && h.name.toLowerCase() === key);
-    if (other) throw takenBy('name', `a host named "${other.name}" already exists (id ${other.id})`, other.id);
+    const other = hosts.find((h) => h.id !== self && h.host.toLowerCase() === key);
+    if (other) throw takenBy('host', `a host named "${other.host}" already exists (id ${other.id})`, other.id);
   }
 }

@@ -54,7 +54,7 @@ function notFound(id: string): ServiceError {
 }
 
 function ownerName(settings: Readonly<Settings>, output: AnyOutput): string {
-  if (output.hostId !== undefined) return settings.hosts.find((h) => h.id === output.hostId)?.name ?? output.hostId;
+  if (output.hostId !== undefined) return settings.hosts.find((h) => h.id === output.hostId)?.host ?? output.hostId;
   const domain = settings.domains.find((d) => d.id === output.domainId);
   return `domain ${domain?.name ?? output.domainId}`;
 }
@@ -165,7 +165,7 @@ export class OutputService {
   }
 
   setEnabled(id: string, enabled: boolean, actor: string): Promise<AnyOutput> {
-    return this.update(id, (output) => ({ ...output, enabled }), actor);
+    return this.update(id, (output) => ({ ...output, isEnabled: enabled }), actor);
   }
 
   async remove(id: string, actor: string): Promise<void> {

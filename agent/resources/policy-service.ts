@@ -20,22 +20,22 @@ export interface PolicyFields {
   name?: string | undefined;
   description?: string | undefined;
   path?: string | undefined;
-  enabled?: boolean | undefined;
+  isEnabled?: boolean | undefined;
   xml: string;
 }
 
 /** What a change function sees and may change; id, domain, guid and updatedAt are the agent's. */
-export type PolicyState = Pick<PolicySettings, 'name' | 'description' | 'path' | 'enabled' | 'xml'>;
+export type PolicyState = Pick<PolicySettings, 'name' | 'description' | 'path' | 'isEnabled' | 'xml'>;
 
 export interface PolicyFilter {
-  enabled?: boolean | undefined;
+  isEnabled?: boolean | undefined;
   /** Policies in this folder or below it (case-insensitive; `\` separates folders). */
   path?: string | undefined;
 }
 
 function state(policy: PolicySettings): PolicyState {
-  const { name, description, path, enabled, xml } = policy;
-  return { name, description, path, enabled, xml };
+  const { name, description, path, isEnabled, xml } = policy;
+  return { name, description, path, isEnabled, xml };
 }
 
 function underPath(policyPath: string, folder: string): boolean {
@@ -61,7 +61,7 @@ export class PolicyService {
     return this.deps.settings.current.policies.filter(
       (p) =>
         p.domainId === domainId &&
-        (filter.enabled === undefined || p.enabled === filter.enabled) &&
+        (filter.isEnabled === undefined || p.isEnabled === filter.isEnabled) &&
         (filter.path === undefined || underPath(p.path, filter.path)),
     );
   }
@@ -95,7 +95,7 @@ export class PolicyService {
             name,
             description: fields.description ?? fromXml.description,
             path: fields.path ?? fromXml.path,
-            enabled: fields.enabled ?? fromXml.enabled,
+            isEnabled: fields.isEnabled ?? fromXml.isEnabled,
             guid: crypto.randomUUID(),
             updatedAt: this.now().toISOString(),
             xml: fields.xml,
@@ -160,7 +160,7 @@ export class PolicyService {
   }
 
   setEnabled(domainId: string, id: string, enabled: boolean, actor: string): Promise<PolicySettings> {
-    return this.update(domainId, id, (policy) => ({ ...policy, enabled }), actor);
+    return this.update(domainId, id, (policy) => ({ ...policy, isEnabled: enabled }), actor);
   }
 
   async remove(domainId: string, id: string, actor: string): Promise<void> {

@@ -103,7 +103,7 @@ export interface PolicyXmlFields {
   name?: string;
   description?: string;
   path?: string;
-  enabled?: boolean;
+  isEnabled?: boolean;
 }
 
 function valueOf(root: XmlElement, names: readonly string[]): string | undefined {
@@ -127,7 +127,7 @@ export function policyFieldsFromXml(root: XmlElement): PolicyXmlFields {
   if (path !== undefined) out.path = path;
   const enabled = valueOf(root, ['IsEnabled', 'Enabled']);
   if (enabled !== undefined && /^(true|false|1|0)$/i.test(enabled.trim())) {
-    out.enabled = /^(true|1)$/i.test(enabled.trim());
+    out.isEnabled = /^(true|1)$/i.test(enabled.trim());
   }
   return out;
 }

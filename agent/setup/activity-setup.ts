@@ -108,14 +108,14 @@ export async function startActivityPipeline(start: ActivityStartOptions): Promis
       draft.hosts.push(host);
       draft.outputs.push(output);
     });
-    firstRunChange = { hostId: host.id, hostName: host.name, folders: host.includePaths };
+    firstRunChange = { hostId: host.id, hostName: host.host, folders: host.includePaths };
     if (host.includePaths.length > 0) {
-      log.info('first run: monitoring the local host', { host: host.name, folders: host.includePaths.join(', ') });
+      log.info('first run: monitoring the local host', { host: host.host, folders: host.includePaths.join(', ') });
     } else {
       log.warn(
         'first run: no folder is watched, so no file activity is recorded: the account running the agent has ' +
           `no Desktop, Documents, Downloads, Pictures, Music or Videos folder. ${ADD_FOLDER_HINT}`,
-        { host: host.name, home: start.firstRunHome ?? os.homedir() },
+        { host: host.host, home: start.firstRunHome ?? os.homedir() },
       );
     }
   }

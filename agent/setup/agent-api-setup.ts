@@ -5,15 +5,13 @@
  */
 import type Koa from 'koa';
 import { buildApiApp } from '../api/api-app.js';
-import { ApiRouter, type RouteInfo } from '../http/api-router.js';
+import type { RouteInfo } from '../http/api-router.js';
+import { agentApiRoutes } from '../api/agent-api-routes.js';
 import { ensureLocalAgentId, LocalAgent } from '../api/local-agent.js';
 import type { AgentSigningKey } from '../../shared/agent-resource.js';
-import { registerOpenApiRoute } from '../api/openapi-router.js';
-import { registerResourceRoutes } from '../api/resource-routes.js';
 import type { ActivityServices } from './activity-setup.js';
 import type { AuthServices } from '../auth/auth-services.js';
 import { bearerAuth } from '../api/bearer-auth.js';
-import { registerTokenRoute } from '../api/token-router.js';
 import type { SettingsStore } from '../config/settings-store.js';
 import type { Logger } from '../log/logger.js';
 import type { ResourceServices } from '../resources/resource-services.js';
@@ -50,17 +48,17 @@ export async function buildAgentApi(deps: {
     status: localAgentStatus(() => activity.writeProblem(), deps.startedAt),
     signingKey: deps.signingKey,
   });
-  const publicRoutes = new ApiRouter();
-  registerTokenRoute(publicRoutes, { clients: auth.clients, tokens: auth.tokens, log: deps.log.child('token') });
-  const routes = new ApiRouter();
-  registerOpenApiRoute(routes, { version: deps.version, apiPort: () => endpoints.ports.api });
-  registerResourceRoutes(routes, {
-    localAgent,
-    ...deps.resources,
-    logFiles: activity.logFiles,
-    status: activity.status,
-    domainStatus: activity.domainStatus,
-    startedAt: deps.startedAt,
+  const { publicRoutes, routes } = agentApiRoutes({
+    token: { clients: auth.clients, tokens: auth.tokens, log: deps.log.child('token') },
+    openApi: { version: deps.version, apiPort: () => endpoints.ports.api },
+    resources: {
+      localAgent,
+      ...deps.resources,
+      logFiles: activity.logFiles,
+      status: activity.status,
+      domainStatus: activity.domainStatus,
+      startedAt: deps.startedAt,
+    },
   });
   const app = buildApiApp({
     log: deps.log.child('api'),

@@ -31,6 +31,12 @@ export async function openDataDir(paths: DataPaths, log: Logger): Promise<DataDi
     const firstRun = !(await fs.stat(paths.settings).catch(() => null));
     const settings = await SettingsStore.open(paths.settings);
     cleanups.add(() => settings.close());
+    if (settings.migration) {
+      log.info('settings migrated to the current shape; the original is kept', {
+        from: settings.migration.writtenBy,
+        backup: settings.migration.backup,
+      });
+    }
     const domainPasswords = new DomainPasswords(paths.domainPasswords);
     await domainPasswords.migrateFrom(settings, log);
     return { lock, settings, firstRun, domainPasswords };

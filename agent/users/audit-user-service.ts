@@ -22,6 +22,7 @@ import {
   type PasswordHash,
 } from '../config/settings-schema.js';
 import { DEFAULT_SCRYPT, hashPassword, verifyPassword, type ScryptParams } from './password-hash.js';
+import { ServiceError, type ServiceErrorKind } from '../util/service-error.js';
 
 export interface AuditUserView {
   name: string;
@@ -33,13 +34,14 @@ export interface AuditUserView {
 export const MIN_PASSWORD_LENGTH = 8;
 export const MAX_PASSWORD_LENGTH = 1024;
 
-export class AuditUserError extends Error {
+/** A refused change to the audit users: a ServiceError (agent/util/service-error.ts) that always names its field. */
+export class AuditUserError extends ServiceError {
   constructor(
-    readonly kind: 'invalid' | 'exists' | 'not_found',
-    readonly field: 'name' | 'roles' | 'password',
+    kind: ServiceErrorKind,
+    override readonly field: 'name' | 'roles' | 'password',
     message: string,
   ) {
-    super(message);
+    super(kind, message, field);
     this.name = 'AuditUserError';
   }
 }
@@ -195,13 +197,13 @@ export class AuditUserService {
     const name = this.checkName(input.name);
     const roles = this.checkRoles(input.roles);
     this.checkPassword(input.password);
-    if (this.find(name)) throw new AuditUserError('exists', 'name', `an audit user named "${name}" already exists`);
+    if (this.find(name)) throw new AuditUserError('conflict', 'name', `an audit user named "${name}" already exists`);
     const passwordHash = await this.hash(input.password);
     const at = new Date(this.now()).toISOString();
     const user: AuditUser = { name, roles, passwordHash, createdAt: at, passwordChangedAt: at };
     await this.settings.update((draft) => {
       if (draft.auditUsers.some((u) => u.name.toLowerCase() === name.toLowerCase())) {
-        throw new AuditUserError('exists', 'name', `an audit user named "${name}" already exists`);
+        throw new AuditUserError('conflict', 'name', `an audit user named "${name}" already exists`);
       }
       draft.auditUsers.push(user);
     });

@@ -242,8 +242,8 @@ describe('console end to end', () => {
   it('adds a folder to watch whose new file shows in the live feed; disables and enables the host', async () => {
     const host = agent.settings.current.hosts[0]!;
     await go(page, 'Overview');
-    const article = page.getByRole('article', { name: `Host ${host.name}` });
-    const input = article.getByLabel(`Folder to watch on ${host.name}`);
+    const article = page.getByRole('article', { name: `Host ${host.host}` });
+    const input = article.getByLabel(`Folder to watch on ${host.host}`);
     // A relative path is refused in words, at the field.
     await input.fill('projects/reports');
     await article.getByRole('button', { name: 'Add folder' }).click();
@@ -274,23 +274,23 @@ describe('console end to end', () => {
 
     // Off and on again: the button says what it will do, the settings follow.
     await go(page, 'Overview');
-    await article.getByRole('button', { name: `Disable host ${host.name}` }).click();
-    await article.getByRole('button', { name: `Enable host ${host.name}` }).waitFor();
-    expect(agent.settings.current.hosts[0]!.enabled).toBe(false);
+    await article.getByRole('button', { name: `Disable host ${host.host}` }).click();
+    await article.getByRole('button', { name: `Enable host ${host.host}` }).waitFor();
+    expect(agent.settings.current.hosts[0]!.isEnabled).toBe(false);
     await expect.poll(() => article.textContent()).toContain('disabled');
     await screenshot(page, 'console-host-disabled');
-    await article.getByRole('button', { name: `Enable host ${host.name}` }).click();
-    await article.getByRole('button', { name: `Disable host ${host.name}` }).waitFor();
-    expect(agent.settings.current.hosts[0]!.enabled).toBe(true);
+    await article.getByRole('button', { name: `Enable host ${host.host}` }).click();
+    await article.getByRole('button', { name: `Disable host ${host.host}` }).waitFor();
+    expect(agent.settings.current.hosts[0]!.isEnabled).toBe(true);
 
     // The output's switch, and removing the folder again.
     const output = agent.settings.current.outputs[0]!;
     await article.getByRole('button', { name: /^Disable output / }).click();
     await article.getByRole('button', { name: /^Enable output / }).waitFor();
-    expect(agent.settings.current.outputs.find((o) => o.id === output.id)?.enabled).toBe(false);
+    expect(agent.settings.current.outputs.find((o) => o.id === output.id)?.isEnabled).toBe(false);
     await article.getByRole('button', { name: /^Enable output / }).click();
     await article.getByRole('button', { name: /^Disable output / }).waitFor();
-    expect(agent.settings.current.outputs.find((o) => o.id === output.id)?.enabled).toBe(true);
+    expect(agent.settings.current.outputs.find((o) => o.id === output.id)?.isEnabled).toBe(true);
     await article.getByRole('button', { name: `Remove folder ${added}` }).click();
     await article
       .getByRole('status')

@@ -65,6 +65,6 @@ describe.skipIf(missing !== null)('console Domains page', () => {
 
     await row.getByRole('button', { name: 'Disable' }).click();
     await page.getByRole('status').filter({ hasText: 'example.test is disabled.' }).waitFor();
-    expect(agent.resources.domains.find(domain.id)?.enabled).toBe(false);
+    expect(agent.resources.domains.find(domain.id)?.isEnabled).toBe(false);
   }, 60_000);
 });

@@ -265,7 +265,7 @@ describe('the local agent', () => {
     const url = `/api/v1/agents/${agent.agentId}/domain`;
     expect((await call(agent, ['read'], 'GET', url)).status).toBe(404);
     expect((await call(agent, ['accessActivityData'], 'GET', url)).status).toBe(404);
-    await agent.resources.domains.add({ name: 'off.example', ldapServer: 'ldap://10.0.0.5', enabled: false }, 'test');
+    await agent.resources.domains.add({ name: 'off.example', ldapServer: 'ldap://10.0.0.5', isEnabled: false }, 'test');
     await agent.resources.domains.add({ name: 'corp.example', ldapServer: 'ldaps://dc.corp.example:636' }, 'test');
     const domain = await call(agent, ['read'], 'GET', url);
     expect(domain.status).toBe(200);

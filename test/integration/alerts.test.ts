@@ -76,7 +76,7 @@ function syslogOutput(hostId: string, port: number): OutputSettings {
     id: 'siem',
     hostId,
     type: 'Syslog',
-    enabled: true,
+    isEnabled: true,
     comment: '',
     syslog: {
       server: `127.0.0.1:${port}`,

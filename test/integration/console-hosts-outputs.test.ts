@@ -40,8 +40,8 @@ const send = (method: string, p: string, body?: unknown): Promise<ConsoleRespons
   consoleRequest(agent, { method, path: p, body, headers: { ...signedIn, Origin: origin } });
 
 const onDisk = (): {
-  hosts: Array<{ id: string; enabled: boolean; includePaths: string[] }>;
-  outputs: Array<{ id: string; enabled: boolean }>;
+  hosts: Array<{ id: string; isEnabled: boolean; includePaths: string[] }>;
+  outputs: Array<{ id: string; isEnabled: boolean }>;
 } => JSON.parse(fs.readFileSync(agent.paths.settings, 'utf8'));
 
 const diskHost = () => onDisk().hosts.find((h) => h.id === hostId)!;
@@ -61,7 +61,7 @@ describe('PUT /api/hosts/{id}', () => {
     expect(off.status, off.text).toBe(200);
     const view = off.json as unknown as HostView;
     expect(view).toMatchObject({ id: hostId, enabled: false, includePaths: [watched] });
-    expect(diskHost().enabled).toBe(false);
+    expect(diskHost().isEnabled).toBe(false);
     await agent.activity.monitor.ready();
     expect(agent.activity.monitor.source(hostId)).toBeUndefined();
 
@@ -71,7 +71,7 @@ describe('PUT /api/hosts/{id}', () => {
     const on = await send('PUT', `/api/hosts/${hostId}`, { enabled: true });
     expect(on.status, on.text).toBe(200);
     expect((on.json as unknown as HostView).enabled).toBe(true);
-    expect(diskHost().enabled).toBe(true);
+    expect(diskHost().isEnabled).toBe(true);
     const control = path.join(watched, 'after-enabled.txt');
     fs.writeFileSync(control, 'x');
     await waitFor(() => actions(agent.store.db), seen(control), 15_000, 'the control file');
@@ -81,8 +81,8 @@ describe('PUT /api/hosts/{id}', () => {
     const changes = await selfAudit('Host');
     const hostIdDetail = { PropertyName: 'Id', Before: hostId, After: hostId };
     expect(changes.slice(-2).map((c) => [c.who, c.details])).toEqual([
-      ['console', [hostIdDetail, { PropertyName: 'enabled', Before: 'true', After: 'false' }]],
-      ['console', [hostIdDetail, { PropertyName: 'enabled', Before: 'false', After: 'true' }]],
+      ['console', [hostIdDetail, { PropertyName: 'isEnabled', Before: 'true', After: 'false' }]],
+      ['console', [hostIdDetail, { PropertyName: 'isEnabled', Before: 'false', After: 'true' }]],
     ]);
   });
 
@@ -98,7 +98,7 @@ describe('PUT /api/hosts/{id}', () => {
       expect(response.json).toMatchObject({ error: 'invalid_request', field });
       expect(response.json?.['error_description']).toContain(field);
     }
-    expect(diskHost().enabled).toBe(true);
+    expect(diskHost().isEnabled).toBe(true);
   });
 
   it('answers 404 for an unknown host', async () => {
@@ -186,7 +186,7 @@ describe('PUT /api/outputs/{id}', () => {
     const off = await send('PUT', `/api/outputs/${outputId}`, { enabled: false });
     expect(off.status, off.text).toBe(200);
     expect(off.json as unknown as OutputView).toMatchObject({ id: outputId, hostId, enabled: false });
-    expect(onDisk().outputs.find((o) => o.id === outputId)?.enabled).toBe(false);
+    expect(onDisk().outputs.find((o) => o.id === outputId)?.isEnabled).toBe(false);
 
     // Log files are written in the same transaction as the records: once a record is stored,
     // its line is in the log file if the output is enabled.
@@ -210,8 +210,8 @@ describe('PUT /api/outputs/{id}', () => {
     const changes = await selfAudit('Output');
     const outputIdDetail = { PropertyName: 'Id', Before: outputId, After: outputId };
     expect(changes.slice(-2).map((c) => [c.who, c.details])).toEqual([
-      ['console', [outputIdDetail, { PropertyName: 'enabled', Before: 'true', After: 'false' }]],
-      ['console', [outputIdDetail, { PropertyName: 'enabled', Before: 'false', After: 'true' }]],
+      ['console', [outputIdDetail, { PropertyName: 'isEnabled', Before: 'true', After: 'false' }]],
+      ['console', [outputIdDetail, { PropertyName: 'isEnabled', Before: 'false', After: 'true' }]],
     ]);
   });
 

@@ -116,7 +116,9 @@ async function state(): Promise<string> {
 describe('every console route, in every spelling, without credentials', () => {
   it('has a route table to test', () => {
     expect(agent.consoleRoutes.length).toBeGreaterThanOrEqual(25);
-    expect(agent.consoleRoutes).toContainEqual({ method: 'POST', path: '/api/diagnostics/reset' });
+    expect(agent.consoleRoutes).toContainEqual(
+      expect.objectContaining({ method: 'POST', path: '/api/diagnostics/reset' }),
+    );
   });
 
   it('answers 401 to each, with no side effect', async () => {

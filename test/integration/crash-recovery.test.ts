@@ -28,7 +28,7 @@ afterEach(() => {
 function writeSettings(dataDir: string, watched: string): void {
   fs.mkdirSync(dataDir, { recursive: true });
   const settings = {
-    hosts: [{ id: 'host-1', name: 'crash-test', type: localHostType(), includePaths: [watched] }],
+    hosts: [{ id: 'host-1', host: 'crash-test', type: localHostType(), includePaths: [watched] }],
     outputs: [{ id: 'log-1', hostId: 'host-1', type: 'LogFile', logFile: { format: 'Tsv', headerRow: true } }],
   };
   fs.writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify(settings));

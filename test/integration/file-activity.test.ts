@@ -193,14 +193,14 @@ describe('file activity', () => {
     const watched = makeTempDir('vigil-watched-');
     const hostId = await monitorFolders(a, [watched]);
     await a.settings.update((draft) => {
-      draft.hosts[0]!.enabled = false;
+      draft.hosts[0]!.isEnabled = false;
     });
     await a.activity.monitor.ready();
     expect(a.activity.status.host(hostId)?.status.summary).toBe('Monitoring is disabled');
     fs.writeFileSync(path.join(watched, 'while-disabled.txt'), 'x');
     await new Promise((resolve) => setTimeout(resolve, 400));
     await a.settings.update((draft) => {
-      draft.hosts[0]!.enabled = true;
+      draft.hosts[0]!.isEnabled = true;
     });
     await a.activity.monitor.ready();
     fs.writeFileSync(path.join(watched, 'after.txt'), 'x');

@@ -69,9 +69,9 @@ describe('creating a host', () => {
     });
     // Persisted (the settings file on disk), and the monitoring picked it up.
     const file = JSON.parse(fs.readFileSync(agent.settings.file, 'utf8')) as {
-      hosts: Array<{ id: string; name: string }>;
+      hosts: Array<{ id: string; host: string }>;
     };
-    expect(file.hosts.find((h) => h.id === host.id)?.name).toBe('created-host');
+    expect(file.hosts.find((h) => h.id === host.id)?.host).toBe('created-host');
     await waitFor(
       () => agent.activity.monitor.source(host.id),
       (s) => s !== undefined,
@@ -230,7 +230,7 @@ describe('changing a host with a merge patch', () => {
     expect(renamed.status, renamed.text).toBe(409);
     expect(renamed.json).toMatchObject({ error: 'conflict', field: 'host' });
     expect(renamed.json!['error_description']).toMatch(/already exists/);
-    expect(agent.settings.current.hosts.find((h) => h.id === host['id'])?.name).toBe('guarded');
+    expect(agent.settings.current.hosts.find((h) => h.id === host['id'])?.host).toBe('guarded');
     const form = await call(agent, MH, 'PATCH', url, {
       raw: 'comment=x',
       contentType: 'application/x-www-form-urlencoded',

@@ -85,7 +85,7 @@ describe('host outputs', () => {
     });
     expect(patched.json!['comment']).toBe('c');
     const stored = agent.settings.current.outputs.find((o) => o.id === output['id']);
-    expect(stored?.logFile).toEqual({ format: 'Tsv', retentionDays: 60, headerRow: true, zipClosedFiles: true });
+    expect(stored?.logFile).toEqual({ format: 'Tsv', daysToRetain: 60, headerRow: true, zipClosedFiles: true });
   });
 
   it('disabling stops the output; enabling starts it again', async () => {

@@ -39,14 +39,14 @@ describe('first run and self-audit', () => {
     expect(hosts).toHaveLength(1);
     expect(hosts[0]).toMatchObject({
       type: localHostType(),
-      enabled: true,
+      isEnabled: true,
       includePaths: [path.join(home, 'Desktop'), path.join(home, 'Documents')],
     });
     expect(outputs).toEqual([
       expect.objectContaining({
         hostId: hosts[0]!.id,
         type: 'LogFile',
-        enabled: true,
+        isEnabled: true,
         logFile: expect.objectContaining({ format: 'Tsv' }),
       }),
     ]);
@@ -108,8 +108,8 @@ describe('first run and self-audit', () => {
     agent = await startTestAgent();
     const a = agent;
     const { resources } = a;
-    const host = (await resources.hosts.create({ name: 'before-rename', type: localHostType() }, [], 'test')).host;
-    await resources.hosts.update(host.id, (h) => ({ ...h, name: 'after-rename' }), 'test');
+    const host = (await resources.hosts.create({ host: 'before-rename', type: localHostType() }, [], 'test')).host;
+    await resources.hosts.update(host.id, (h) => ({ ...h, host: 'after-rename' }), 'test');
     const output = await resources.outputs.create({ hostId: host.id }, { type: 'LogFile' }, 'test');
     await resources.outputs.remove(output.id, 'test');
     const domain = await resources.domains.add({ name: 'corp.example', ldapServer: 'ldap://10.0.0.5' }, 'test');

@@ -33,7 +33,7 @@ function syslogOutput(
     id,
     hostId,
     type: 'Syslog',
-    enabled: true,
+    isEnabled: true,
     comment: '',
     syslog: {
       protocol: 'UDP',

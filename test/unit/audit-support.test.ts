@@ -6,8 +6,7 @@ import type http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { UnixGroupFiles, platformGroups, GroupsUnsupportedError } from '../../agent/platform/local-groups.js';
 import { LoginLimiter } from '../../agent/audit/login-limiter.js';
-import { readBody } from '../../agent/audit/body-reader.js';
-import { EmptyResponse } from '../../agent/audit/audit-errors.js';
+import { BodyTooLargeError, readBody } from '../../agent/http/read-body.js';
 import { parseBasic } from '../../agent/audit/basic-auth.js';
 import { parseQuery } from '../../agent/audit/query-params.js';
 import { AUDIT_LIMITS } from '../../agent/audit/audit-limits.js';
@@ -93,7 +92,7 @@ describe('readBody', () => {
 
   it('stops at the limit when the body streams past it, and when Content-Length says so', async () => {
     await expect(readBody(request([Buffer.alloc(10), Buffer.alloc(7)]), 16)).rejects.toMatchObject({ status: 413 });
-    await expect(readBody(request([], { 'content-length': '17' }), 16)).rejects.toBeInstanceOf(EmptyResponse);
+    await expect(readBody(request([], { 'content-length': '17' }), 16)).rejects.toBeInstanceOf(BodyTooLargeError);
   });
 });
 

@@ -44,7 +44,7 @@ function rig(logFile: Record<string, unknown> = {}): Rig {
   stores.push(store);
   const status = new StatusRegistry();
   const settings = settingsSchema.parse({
-    hosts: [{ id: 'h1', name: 'desk-01', type: localHostType(), includePaths: [root] }],
+    hosts: [{ id: 'h1', host: 'desk-01', type: localHostType(), includePaths: [root] }],
     outputs: [{ id: 'o1', hostId: 'h1', type: 'LogFile', logFile }],
   });
   const limits: StorageLimits = { maxLocalSize: 10 ** 9, minLocalFreeSpace: 0 };
@@ -199,7 +199,7 @@ describe('LogFileOutput', () => {
   });
 
   it('zips closed days keeping their activity range, lists them, and deletes files past retention', async () => {
-    const r = rig({ retentionDays: 10 });
+    const r = rig({ daysToRetain: 10 });
     const o = r.output();
     r.commit(o, [stored(T0), stored(T0 + 60_000)]);
     r.clock.now = T0 + DAY;

@@ -14,15 +14,15 @@ function problems(input: unknown): string[] {
   return result.success ? [] : fieldProblems(result.error).map((p) => `${p.field}: ${p.message}`);
 }
 
-const host = { id: 'h1', name: 'workstation', type, includePaths: [folder] };
+const host = { id: 'h1', host: 'workstation', type, includePaths: [folder] };
 
 describe('monitoring settings', () => {
   it('fills defaults: enabled host, hourly rescans, TSV log files kept 10 days, every operation', () => {
     const settings = settingsSchema.parse({ hosts: [host], outputs: [{ id: 'o1', hostId: 'h1', type: 'LogFile' }] });
-    expect(settings.hosts[0]).toMatchObject({ enabled: true, excludePaths: [], rescanIntervalMinutes: 60 });
+    expect(settings.hosts[0]).toMatchObject({ isEnabled: true, excludePaths: [], rescanIntervalMinutes: 60 });
     expect(settings.outputs[0]).toMatchObject({
-      enabled: true,
-      logFile: { format: 'Tsv', retentionDays: 10, headerRow: false, zipClosedFiles: true },
+      isEnabled: true,
+      logFile: { format: 'Tsv', daysToRetain: 10, headerRow: false, zipClosedFiles: true },
       fileFilter: { operations: ['Added', 'Modified', 'Removed', 'Renamed', 'Moved'] },
     });
     expect(settings.logStorage).toEqual({ maxLocalSize: 5 * 1024 ** 3, minLocalFreeSpace: 64 * 1024 ** 2 });
@@ -52,8 +52,8 @@ describe('monitoring settings', () => {
       'outputs[0].syslog.server: must be HOST:PORT, e.g. siem.example.com:514',
     ],
     [
-      { hosts: [host], outputs: [{ id: 'o1', hostId: 'h1', type: 'LogFile', logFile: { retentionDays: 0 } }] },
-      'outputs[0].logFile.retentionDays: Too small: expected number to be >=1',
+      { hosts: [host], outputs: [{ id: 'o1', hostId: 'h1', type: 'LogFile', logFile: { daysToRetain: 0 } }] },
+      'outputs[0].logFile.daysToRetain: Too small: expected number to be >=1',
     ],
     [{ hosts: [{ ...host, colour: 'red' }] }, 'hosts[0].colour: unknown field'],
     [{ logStorage: { maxLocalSize: 1000 } }, 'logStorage.maxLocalSize: Too small: expected number to be >=104857600'],

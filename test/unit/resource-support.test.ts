@@ -49,7 +49,7 @@ describe('policy XML', () => {
       name: 'LDAP Monitor',
       description: 'd',
       path: 'Policies\\AD',
-      enabled: false,
+      isEnabled: false,
     });
   });
 

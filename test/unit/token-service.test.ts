@@ -236,7 +236,7 @@ describe('client secrets', () => {
     await w.clients.add({ name: 'one', permissions: ['read'] }, 'cli');
     const before = fs.readFileSync(path.join(w.dir, 'settings.json'), 'utf8');
     await expect(w.clients.add({ name: 'ONE', permissions: ['read'] }, 'cli')).rejects.toMatchObject({
-      kind: 'name_taken',
+      kind: 'conflict',
     });
     await expect(w.clients.add({ name: 'two', permissions: ['nope'] }, 'cli')).rejects.toMatchObject({
       kind: 'invalid',

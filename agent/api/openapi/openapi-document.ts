@@ -1,13 +1,18 @@
 /**
  * The OpenAPI 3.1 description of the whole agent API, generated from the same zod schemas
  * that validate requests and type the responses (@asteasolutions/zod-to-openapi), from the
- * table in route-docs.ts. Served at `GET /api/v1/openapi.json` and kept in the repository as
+ * routes as registered with their documentation (agent-api-routes.ts, route-doc.ts). Served at `GET /api/v1/openapi.json` and kept in the repository as
  * docs/openapi.json (`npm run openapi` writes it; a test fails when it is stale).
  */
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { errorBodySchema } from '../schemas/common-schemas.js';
-import { ROUTE_DOCS, tokenErrorSchema, type RouteDoc } from './route-docs.js';
+import type { RouteInfo } from '../../http/api-router.js';
+import { documentedRoutes } from '../agent-api-routes.js';
+import { requiredPermission } from '../require-permission.js';
+import { tokenErrorSchema } from '../schemas/token-schemas.js';
+import { permissionText } from './permission-text.js';
+import type { RouteDoc } from './route-doc.js';
 
 const ERROR_TEXT: Record<number, string> = {
   400: 'Bad input: the body names the field (`field`)',
@@ -28,8 +33,21 @@ function pathParams(path: string): z.ZodObject | undefined {
   return z.object(Object.fromEntries(names.map((name) => [name, z.string()])));
 }
 
-function register(registry: OpenAPIRegistry, route: RouteDoc): void {
-  const isToken = route.permission === null;
+/** Who may call the route, in words; null for the token endpoint (no access token). */
+function permissionOf(info: RouteInfo<RouteDoc>, doc: RouteDoc): string | null {
+  if (doc.access === 'none') return null;
+  if (doc.access === 'token') return 'any valid access token';
+  const required = requiredPermission(info.middleware);
+  if (!required) throw new Error(`route ${info.method} ${info.path} has neither a permission guard nor an access note`);
+  return permissionText(required.kind, required.action, doc.access === 'detailed');
+}
+
+function register(registry: OpenAPIRegistry, info: RouteInfo<RouteDoc>): void {
+  const route = info.doc;
+  if (!route) throw new Error(`route ${info.method} ${info.path} is not documented`);
+  const path = info.path.replace(/:(\w+)/g, '{$1}');
+  const permission = permissionOf(info, route);
+  const isToken = permission === null;
   const errorSchema = isToken ? tokenErrorSchema : errorBodySchema;
   const responses: Record<string, { description: string; content?: Record<string, { schema: z.ZodType }> }> = {};
   const okContent = route.ok.content ?? (route.ok.schema ? { 'application/json': route.ok.schema } : undefined);
@@ -45,13 +63,13 @@ function register(registry: OpenAPIRegistry, route: RouteDoc): void {
       ...(status === 405 ? {} : { content: { 'application/json': { schema: errorSchema } } }),
     };
   }
-  const params = pathParams(route.path);
+  const params = pathParams(path);
   registry.registerPath({
-    method: route.method,
-    path: route.path,
+    method: info.method.toLowerCase() as Lowercase<typeof info.method>,
+    path,
     tags: [route.tag],
     summary: route.summary,
-    description: isToken ? 'No access token needed.' : `Permissions: ${route.permission}.`,
+    description: isToken ? 'No access token needed.' : `Permissions: ${permission}.`,
     ...(isToken ? { security: [] } : {}),
     request: {
       ...(params ? { params } : {}),
@@ -77,7 +95,7 @@ export function buildOpenApiDocument(version: string, server = DEFAULT_SERVER): 
     scheme: 'bearer',
     description: 'An access token from POST /api/v1/token (docs/authentication.md).',
   });
-  for (const route of ROUTE_DOCS) register(registry, route);
+  for (const route of documentedRoutes()) register(registry, route);
   const document = new OpenApiGeneratorV31(registry.definitions, { sortComponents: 'alphabetically' }).generateDocument(
     {
       openapi: '3.1.0',

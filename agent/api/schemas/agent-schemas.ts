@@ -6,16 +6,15 @@
 import { z } from 'zod';
 import type { AgentDetailedView } from '../../../shared/agent-resource.js';
 import { allowListEntrySchema } from '../../config/settings-schema.js';
-import { hostNameOrAddressSchema } from '../../config/fleet-schema.js';
+import { hostNameOrAddressSchema, registeredAgentSchema } from '../../config/fleet-schema.js';
 import { detailedOnly, statusSchema, urlSchema } from './common-schemas.js';
 
-export const agentCreateSchema = z
-  .strictObject({
+export const agentCreateSchema = registeredAgentSchema
+  .pick({ host: true, apiServerPort: true, comment: true })
+  .extend({
     host: hostNameOrAddressSchema.meta({
       description: 'Host name or IP address of the machine running the other agent.',
     }),
-    apiServerPort: z.number().int().min(1).max(65535).default(4494),
-    comment: z.string().max(2000).default(''),
   })
   .meta({ id: 'AgentCreate', description: 'Registers another agent; its reachability is checked in the background.' });
 export type AgentCreate = z.infer<typeof agentCreateSchema>;

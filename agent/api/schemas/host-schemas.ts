@@ -1,24 +1,20 @@
 /**
  * The Host resource (docs/agent-api.md): what the agent monitors — on a workstation, its own
- * file system with the folders to watch. API names follow the replaced product (`host`,
- * `isEnabled`); the settings say `name`, `enabled` (mapped in host-view.ts).
+ * file system with the folders to watch. Names follow the replaced product (`host`,
+ * `isEnabled`), in the API and in settings.json alike.
  */
 import { z } from 'zod';
-import { HOST_TYPES, absolutePathSchema } from '../../config/monitoring-schema.js';
+import { HOST_TYPES, hostSchema } from '../../config/monitoring-schema.js';
 import { detailedOnly, statusSchema, urlSchema } from './common-schemas.js';
 import { outputViewSchema, outputWriteSchema } from './output-schemas.js';
 
-const pathsSchema = z.array(absolutePathSchema).max(1000);
-
-/** What a merge patch of a host must leave valid. */
-export const hostWriteSchema = z
-  .strictObject({
-    host: z
-      .string()
-      .trim()
-      .min(1)
-      .max(255)
-      .meta({ description: 'Name of the monitored machine; prefixes its log files. Unique.' }),
+/**
+ * What a merge patch of a host must leave valid: the host's settings without its id. `type`
+ * takes any text here so the service's refusal can name the type it cannot monitor.
+ */
+export const hostWriteSchema = hostSchema
+  .omit({ id: true })
+  .extend({
     type: z
       .string()
       .max(64)
@@ -26,21 +22,6 @@ export const hostWriteSchema = z
         description: `The platform of this agent (${HOST_TYPES.join(', ')}); a workstation agent monitors its own file system only, any other type (NetApp, SharePoint...) is refused with 400.`,
         examples: ['Linux'],
       }),
-    isEnabled: z.boolean().default(true),
-    includePaths: pathsSchema.default([]).meta({ description: 'Folders watched recursively (absolute paths).' }),
-    excludePaths: pathsSchema.default([]).meta({ description: 'Folders left out, with everything under them.' }),
-    rescanIntervalMinutes: z
-      .number()
-      .int()
-      .min(0)
-      .max(10_080)
-      .default(60)
-      .meta({ description: 'Minutes between full reconciling scans; 0 = only at start-up.' }),
-    monitorReads: z.boolean().default(false).meta({
-      description:
-        'Record reads (Action Read), at most one per process and file a minute; only where actors are named (attribution process).',
-    }),
-    comment: z.string().max(2000).default(''),
   })
   .meta({ id: 'HostWrite' });
 export type HostWrite = z.infer<typeof hostWriteSchema>;

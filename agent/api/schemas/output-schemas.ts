@@ -1,46 +1,35 @@
 /**
  * The Output resource (docs/agent-api.md): a LogFile or Syslog output of a host or a domain.
- * API names follow the replaced product (`isEnabled`, `logFile.daysToRetain`); the settings
- * keep their own (`enabled`, `logFile.retentionDays`), mapped in output-view.ts.
+ * Names follow the replaced product (`isEnabled`, `logFile.daysToRetain`), in the API and in
+ * settings.json alike.
  */
 import { z } from 'zod';
-import { fileFilterSchema, LOG_FORMATS, OUTPUT_TYPES, syslogOptionsSchema } from '../../config/monitoring-schema.js';
+import {
+  fileFilterSchema,
+  logFileOptionsSchema,
+  OUTPUT_TYPES,
+  outputOptionsShape,
+  syslogOptionsSchema,
+} from '../../config/monitoring-schema.js';
 import { nullableUrlSchema, statusSchema, urlSchema } from './common-schemas.js';
 
-export const logFileOptionsWriteSchema = z
-  .strictObject({
-    format: z.enum(LOG_FORMATS).default('Tsv'),
-    fileName: z
-      .string()
-      .regex(/^[A-Za-z0-9._-]{1,100}$/, 'letters, digits, ".", "_" or "-", 1 to 100 characters')
-      .optional()
-      .meta({ description: 'File name prefix before `_Log_YYYYMMDD`; the host name (made file-safe) when absent.' }),
-    daysToRetain: z
-      .number()
-      .int()
-      .min(1)
-      .max(3650)
-      .default(10)
-      .meta({ description: 'Days a file is kept after its day ends.' }),
-    headerRow: z.boolean().default(false).meta({ description: 'A first line naming the columns.' }),
-    zipClosedFiles: z.boolean().default(true).meta({ description: 'Days before today are compressed to .zip.' }),
-  })
-  .meta({ id: 'LogFileOptions' });
-
+export const logFileOptionsWriteSchema = logFileOptionsSchema.meta({ id: 'LogFileOptions' });
 export const syslogOptionsWriteSchema = syslogOptionsSchema.meta({ id: 'SyslogOptions' });
 export const fileFilterWriteSchema = fileFilterSchema.meta({ id: 'FileFilter' });
 
 const outputTypeDescription = `${OUTPUT_TYPES.join(' or ')}; any other type (Amqp...) is refused with 400.`;
 
-/** The fields a client sends to create an output, and what a merge patch must leave valid. */
+/**
+ * The fields a client sends to create an output, and what a merge patch must leave valid: the
+ * output's settings without id and owner. `type` takes any text so the refusal can name it.
+ */
 export const outputWriteSchema = z
   .strictObject({
+    ...outputOptionsShape,
     type: z
       .string()
       .max(64)
       .meta({ description: outputTypeDescription, examples: ['LogFile'] }),
-    isEnabled: z.boolean().default(true),
-    comment: z.string().max(2000).default(''),
     logFile: logFileOptionsWriteSchema.optional().meta({ description: 'For LogFile outputs; defaults when absent.' }),
     syslog: syslogOptionsWriteSchema.optional().meta({ description: 'Required for Syslog outputs.' }),
     fileFilter: fileFilterWriteSchema

@@ -4,7 +4,7 @@
  * policy document as `application/xml`.
  */
 import { z } from 'zod';
-import { POLICY_XML_MAX } from '../../config/directory-schema.js';
+import { POLICY_XML_MAX, policySchema } from '../../config/directory-schema.js';
 import { detailedOnly, urlSchema } from './common-schemas.js';
 
 const xmlSchema = z
@@ -27,15 +27,10 @@ export const policyCreateSchema = z
   .meta({ id: 'PolicyCreate' });
 export type PolicyCreate = z.infer<typeof policyCreateSchema>;
 
-/** What a merge patch of a policy must leave valid. */
-export const policyWriteSchema = z
-  .strictObject({
-    name: z.string().trim().min(1).max(255),
-    description: z.string().max(4000).default(''),
-    path: z.string().max(1024).default(''),
-    isEnabled: z.boolean().default(true),
-    xml: xmlSchema,
-  })
+/** What a merge patch of a policy must leave valid: the policy's writable settings. */
+export const policyWriteSchema = policySchema
+  .pick({ name: true, description: true, path: true, isEnabled: true })
+  .extend({ xml: xmlSchema })
   .meta({ id: 'PolicyWrite' });
 export type PolicyWrite = z.infer<typeof policyWriteSchema>;
 

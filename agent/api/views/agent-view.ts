@@ -6,7 +6,7 @@
  */
 import type { AgentDetailedView, ResourceStatus } from '../../../shared/agent-resource.js';
 import type { RegisteredAgentSettings } from '../../config/fleet-schema.js';
-import type { LocalAgentFields, RegisteredAgentFields } from '../../resources/agent-service.js';
+import type { LocalAgentFields } from '../../resources/agent-service.js';
 import type { LocalAgentWrite } from '../schemas/agent-schemas.js';
 import type { ApiLinks } from './api-links.js';
 
@@ -37,7 +37,7 @@ export function registeredAgentView(
     monitoredHostsUrl: `${url}/hosts`,
     monitoredDomainUrl: `${url}/domain`,
     apiServerIsEnabled: true,
-    apiServerPort: agent.apiPort,
+    apiServerPort: agent.apiServerPort,
     userName: '',
     comment: agent.comment,
     status,
@@ -48,24 +48,6 @@ export function registeredAgentView(
     maxLocalSize: null,
     minLocalFreeSpace: null,
   };
-}
-
-export function registeredAgentWritable(
-  agent: Omit<RegisteredAgentSettings, 'id' | 'createdAt'>,
-): Record<string, unknown> {
-  return { host: agent.host, apiServerPort: agent.apiPort, comment: agent.comment };
-}
-
-export function registeredAgentFields(write: {
-  host: string;
-  apiServerPort: number;
-  comment: string;
-}): RegisteredAgentFields {
-  return { host: write.host, apiPort: write.apiServerPort, comment: write.comment };
-}
-
-export function renameRegisteredAgentField(field: string): string {
-  return field === 'apiPort' ? 'apiServerPort' : field;
 }
 
 export function localAgentWritable(fields: LocalAgentFields): Record<string, unknown> {

@@ -19,7 +19,7 @@ export function domainView(
     id: domain.id,
     url,
     name: domain.name,
-    isEnabled: domain.enabled,
+    isEnabled: domain.isEnabled,
     comment: domain.comment,
     ldapServer: domain.ldapServer,
     userName: domain.userName,

@@ -1,15 +1,13 @@
 /**
- * Host settings → the Host resource (schemas/host-schemas.ts), the limited view, and a write
- * back to settings fields. The API says `host` and `isEnabled` where the settings say `name`
- * and `enabled`.
+ * Host settings → the Host resource (schemas/host-schemas.ts) and its limited view. The
+ * settings and the API name the fields alike, so a write needs no mapping.
  */
 import { HOST_DETAILED_ONLY, withoutKeys } from '../../../shared/detailed-only.js';
 import type { View } from '../../../shared/permission-engine.js';
 import type { HostSettings, OutputSettings } from '../../config/monitoring-schema.js';
-import type { HostFields, HostState } from '../../resources/host-service.js';
-import type { HostView, HostWrite } from '../schemas/host-schemas.js';
+import type { HostView } from '../schemas/host-schemas.js';
 import { newHostStats } from '../../status/status-registry.js';
-import { outputView, renameOutputField, type OutputViewDeps } from './output-view.js';
+import { outputView, type OutputViewDeps } from './output-view.js';
 
 export function hostView(
   host: HostSettings,
@@ -22,9 +20,9 @@ export function hostView(
   const detailed: HostView = {
     id: host.id,
     url,
-    host: host.name,
+    host: host.host,
     type: host.type,
-    isEnabled: host.enabled,
+    isEnabled: host.isEnabled,
     comment: host.comment,
     includePaths: host.includePaths,
     excludePaths: host.excludePaths,
@@ -45,41 +43,5 @@ export function hostView(
 function attributionOf(host: HostSettings, deps: OutputViewDeps): Pick<HostView, 'attribution' | 'attributionReason'> {
   const known = deps.status.hostAttribution(host.id);
   if (known) return known;
-  return { attribution: 'none', attributionReason: host.enabled ? 'starting' : 'monitoring is disabled' };
-}
-
-/** The writable fields of a host, by API name: what a merge patch applies to. */
-export function hostWritable(host: HostState): Record<string, unknown> {
-  return {
-    host: host.name,
-    type: host.type,
-    isEnabled: host.enabled,
-    includePaths: host.includePaths,
-    excludePaths: host.excludePaths,
-    rescanIntervalMinutes: host.rescanIntervalMinutes,
-    monitorReads: host.monitorReads,
-    comment: host.comment,
-  };
-}
-
-export function hostFieldsFromWrite(write: HostWrite): HostFields {
-  return {
-    name: write.host,
-    type: write.type,
-    enabled: write.isEnabled,
-    includePaths: write.includePaths,
-    excludePaths: write.excludePaths,
-    rescanIntervalMinutes: write.rescanIntervalMinutes,
-    monitorReads: write.monitorReads,
-    comment: write.comment,
-  };
-}
-
-/** A settings field of a host (in an error) → its API name; `outputs[i].…` are the outputs' names. */
-export function renameHostField(field: string): string {
-  const output = /^(outputs\[\d+\]\.)(.*)$/.exec(field);
-  if (output) return `${output[1]}${renameOutputField(output[2]!)}`;
-  if (field === 'name') return 'host';
-  if (field === 'enabled') return 'isEnabled';
-  return field;
+  return { attribution: 'none', attributionReason: host.isEnabled ? 'starting' : 'monitoring is disabled' };
 }

@@ -1,14 +1,11 @@
 /**
- * Output settings → the Output resource (schemas/output-schemas.ts), and a write back to
- * settings fields. The API says `isEnabled` and `logFile.daysToRetain` where the settings say
- * `enabled` and `logFile.retentionDays`; `renameOutputField` turns a settings field named in an
- * error into the API's name.
+ * Output settings → the Output resource (schemas/output-schemas.ts). The settings and the API
+ * name the fields alike, so a write needs no mapping.
  */
-import type { LogFileOptions } from '../../config/monitoring-schema.js';
-import type { AnyOutput, OutputFields, OutputState } from '../../resources/output-service.js';
+import type { AnyOutput } from '../../resources/output-service.js';
 import type { StatusRegistry } from '../../status/status-registry.js';
 import type { StatusView } from '../schemas/common-schemas.js';
-import type { OutputView, OutputWrite } from '../schemas/output-schemas.js';
+import type { OutputView } from '../schemas/output-schemas.js';
 import type { ApiLinks } from './api-links.js';
 
 export interface OutputViewDeps {
@@ -17,19 +14,6 @@ export interface OutputViewDeps {
   status: StatusRegistry;
   /** When the agent started: the time of a status nothing has reported yet. */
   since: string;
-}
-
-type LogFileView = NonNullable<OutputView['logFile']>;
-
-function logFileView(options: LogFileOptions): LogFileView {
-  const view: LogFileView = {
-    format: options.format,
-    daysToRetain: options.retentionDays,
-    headerRow: options.headerRow,
-    zipClosedFiles: options.zipClosedFiles,
-  };
-  if (options.fileName !== undefined) view.fileName = options.fileName;
-  return view;
 }
 
 const EMPTY_STATS: OutputView['stats'] = {
@@ -70,7 +54,7 @@ export function outputView(output: AnyOutput, deps: OutputViewDeps): OutputView 
     domainUrl: domainId !== null ? links.domain(domainId) : null,
     agentsIds: [deps.localAgentId],
     logsUrl: output.type === 'LogFile' ? links.logs(output.id) : null,
-    isEnabled: output.enabled,
+    isEnabled: output.isEnabled,
     type: output.type,
     comment: output.comment,
     fileFilter: output.fileFilter,
@@ -78,43 +62,11 @@ export function outputView(output: AnyOutput, deps: OutputViewDeps): OutputView 
       runtime?.status ??
       (hostId !== null
         ? { updatedAt: deps.since, type: 'OK', summary: 'Starting', details: '' }
-        : domainOutputStatus(output.enabled, deps.since)),
+        : domainOutputStatus(output.isEnabled, deps.since)),
     statusHistoryUrl: hostId !== null ? `${url}/statusHistory` : null,
     stats: runtime?.stats ?? EMPTY_STATS,
   };
-  if (output.logFile) view.logFile = logFileView(output.logFile);
+  if (output.logFile) view.logFile = output.logFile;
   if (output.syslog) view.syslog = output.syslog;
   return view;
-}
-
-/** The writable fields of an output, by API name: what a merge patch applies to. */
-export function outputWritable(output: OutputState): Record<string, unknown> {
-  const writable: Record<string, unknown> = {
-    type: output.type,
-    isEnabled: output.enabled,
-    comment: output.comment,
-    fileFilter: output.fileFilter,
-  };
-  if (output.logFile) writable['logFile'] = logFileView(output.logFile);
-  if (output.syslog) writable['syslog'] = output.syslog;
-  return writable;
-}
-
-/** A validated API write → the output's settings fields. */
-export function outputFieldsFromWrite(write: OutputWrite): OutputFields {
-  const fields: OutputFields = { type: write.type, enabled: write.isEnabled, comment: write.comment };
-  if (write.logFile) {
-    const { daysToRetain, ...rest } = write.logFile;
-    fields.logFile = { ...rest, retentionDays: daysToRetain };
-  }
-  if (write.syslog) fields.syslog = write.syslog;
-  if (write.fileFilter) fields.fileFilter = write.fileFilter;
-  return fields;
-}
-
-/** A settings field of an output (in an error) → its API name. */
-export function renameOutputField(field: string): string {
-  return field
-    .replace(/(^|\.)enabled$/, '$1isEnabled')
-    .replace(/(^|\.)logFile\.retentionDays$/, '$1logFile.daysToRetain');
 }

@@ -87,7 +87,7 @@ it(
         id: 'siem',
         hostId,
         type: 'Syslog',
-        enabled: true,
+        isEnabled: true,
         comment: '',
         syslog: {
           protocol: 'TCP',

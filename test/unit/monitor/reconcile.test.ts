@@ -9,7 +9,7 @@ import type { SnapshotEntry } from '../../../agent/store/monitor-state.js';
 import { MapFs, file, folder, w } from './fakes.js';
 
 const context = (overrides: Partial<ReconcileContext> = {}): ReconcileContext => ({
-  host: { id: 'h1', name: 'Host' },
+  host: { id: 'h1', host: 'Host' },
   account: { hostname: 'HOST', who: 'HOST\\user', uid: 1000 },
   include: [w()],
   rootOf: () => w(),
