@@ -130,9 +130,11 @@ export async function launchAgent(
     const activity = await startActivityPipeline({
       ...{ settings, store: stores.store, paths, log, firstRun, firstRunHome: options.firstRunHome },
       recordDeletion: integrity.checkpoints.recordRetention,
+      signer: integrity.key,
       ...{ options: options.activity, changeRecorder: options.changeRecorder },
     });
     cleanups.add(() => activity.stop());
+    integrity.checkpoints.onCheckpoint((timeMs) => activity.outputs.signLogFiles(timeMs));
     // Every configuration change is reported here (docs/activity-pipeline.md).
     const recorder = options.changeRecorder ?? activity.changeRecorder;
     const context = { paths, settings, recorder, log };

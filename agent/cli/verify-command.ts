@@ -1,7 +1,8 @@
 /**
- * `vigil verify [--data-dir DIR] [--public-key FILE.pem]` (docs/integrity.md): checks the
- * audit database's hash chain and signed checkpoints (log file sidecars are not written yet, so
- * `--logs` is refused). Read-only: runs while the agent writes, and offline on copies taken
+ * `vigil verify [--data-dir DIR] [--logs FOLDER] [--public-key FILE.pem]` (docs/integrity.md):
+ * checks the audit database's hash chain and signed checkpoints, and with `--logs` the log files
+ * of a folder against their sidecars (zips included; only the log files when `--logs` is given
+ * without `--data-dir`). Read-only: runs while the agent writes, and offline on copies taken
  * elsewhere. Prints a JSON report; exit 0 only when everything checked is intact.
  */
 import crypto from 'node:crypto';
@@ -11,10 +12,11 @@ import { parseArgs } from 'node:util';
 import { dataPaths, resolveDataDir } from '../config/data-dir.js';
 import { SIGNING_KEY_FILE } from '../integrity/signing-key.js';
 import { verifyStore } from '../integrity/verify-store.js';
+import { verifyLogFolder } from '../integrity/log-folder-check.js';
 import type { VerifyReport } from '../integrity/verify-report.js';
 import { EXIT_FAILURE, EXIT_OK, UsageError } from './usage-error.js';
 
-export const VERIFY_USAGE = 'vigil verify [--data-dir DIR] [--public-key FILE.pem]';
+export const VERIFY_USAGE = 'vigil verify [--data-dir DIR] [--logs FOLDER] [--public-key FILE.pem]';
 
 function loadPublicKey(file: string | undefined, secretsDir: string | null): crypto.KeyObject | null {
   if (file !== undefined) return crypto.createPublicKey(fs.readFileSync(file));
@@ -38,8 +40,9 @@ export async function runVerifyCommand(argv: string[]): Promise<number> {
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\nusage: ${VERIFY_USAGE}`);
   }
-  if (values.logs !== undefined)
-    throw new UsageError('--logs: log file sidecars are not written yet (docs/integrity.md)');
+  if (values.logs !== undefined && !fs.statSync(values.logs, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new UsageError(`--logs: ${values.logs} is not a folder`);
+  }
   const paths = dataPaths(resolveDataDir({ flag: values['data-dir'] }));
   let publicKey: crypto.KeyObject | null;
   try {
@@ -48,13 +51,20 @@ export async function runVerifyCommand(argv: string[]): Promise<number> {
     throw new UsageError(`--public-key: not a public key (${(error as Error).message})`);
   }
   const report: VerifyReport = { ok: true, verified: [], problems: [] };
-  if (!fs.existsSync(paths.auditDb)) {
-    process.stderr.write(`vigil: no audit database at ${paths.auditDb}\n`);
-    return EXIT_FAILURE;
+  if (values['data-dir'] !== undefined || values.logs === undefined) {
+    if (!fs.existsSync(paths.auditDb)) {
+      process.stderr.write(`vigil: no audit database at ${paths.auditDb}\n`);
+      return EXIT_FAILURE;
+    }
+    const store = verifyStore(paths.auditDb, publicKey);
+    report.verified.push(...store.verified);
+    report.problems.push(...store.problems);
   }
-  const store = verifyStore(paths.auditDb, publicKey);
-  report.verified.push(...store.verified);
-  report.problems.push(...store.problems);
+  if (values.logs !== undefined) {
+    const logs = await verifyLogFolder(values.logs, publicKey);
+    report.verified.push(...logs.verified);
+    report.problems.push(...logs.problems);
+  }
   report.ok = report.problems.length === 0;
   process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   return report.ok ? EXIT_OK : EXIT_FAILURE;

@@ -26,6 +26,7 @@ import { ADD_FOLDER_HINT, firstRunMonitoring } from '../monitor/default-host.js'
 import { localAccount, type LocalAccount } from '../monitor/local-account.js';
 import { MonitoringControl } from '../monitor/monitoring-control.js';
 import { TodayCount } from '../store/today-count.js';
+import type { LogSigner } from '../integrity/log-sidecar.js';
 
 /** Tuning for tests and benchmarks; the defaults are the product's. */
 export interface ActivityOptions {
@@ -75,6 +76,8 @@ export interface ActivityStartOptions {
   changeRecorder?: ChangeRecorder | undefined;
   /** Signs retention's deletions (agent/integrity/chain-checkpoints.ts). */
   recordDeletion?: ((firstKeptSeq: number, predecessorChain: Buffer) => void) | undefined;
+  /** Signs the log files' sidecars (agent/integrity/log-sidecar.ts). */
+  signer?: LogSigner | undefined;
 }
 
 export async function startActivityPipeline(start: ActivityStartOptions): Promise<ActivityServices> {
@@ -110,6 +113,7 @@ export async function startActivityPipeline(start: ActivityStartOptions): Promis
     logsDir: paths.logs,
     hostname: account.hostname,
     userId: account.uid,
+    signer: start.signer ?? null,
     ...(tuning.maintenanceIntervalMs !== undefined ? { maintenanceIntervalMs: tuning.maintenanceIntervalMs } : {}),
     ...(tuning.syslog ? { syslog: tuning.syslog } : {}),
   });
