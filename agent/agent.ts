@@ -159,6 +159,7 @@ export async function launchAgent(
     const consoleSide = await buildConsole({
       ...{ ...context, identity, endpoints, activity, auth, resources, audit, stores, now },
       ...{ version: options.version ?? null, startedAt, signingKeySha256: integrity.key.fingerprint },
+      signingPublicKey: integrity.key.publicKeyPem,
     });
     cleanups.add(consoleSide.stop);
     const apps = { api: api.app, audit: audit.app, console: consoleSide.app };

@@ -360,6 +360,11 @@ export interface LogFileView {
   outputId: string | null;
   /** Today's file of its output: the one that grows (follow mode). */
   current: boolean;
+  /**
+   * The id its sidecar downloads by (`content` of this id; docs/integrity.md), or null: a zipped
+   * file holds its sidecar.
+   */
+  sidecarId: string | null;
 }
 
 export interface LogLine {
@@ -413,4 +418,45 @@ export interface ActivityPageCursor {
 export interface ActivitySearchResponse {
   records: ActivityRecord[];
   next: ActivityPageCursor | null;
+}
+
+/**
+ * Tamper evidence (docs/integrity.md, docs/console.md):
+ * - `GET /api/verification`  → VerificationState: the last verification, and whether one runs
+ * - `POST /api/verification` → 202 VerificationState: starts one (the same checks as
+ *   `vigil verify --data-dir DIR --logs DIR/logs`), unless one runs; poll the GET for the result
+ */
+export const ConsoleVerificationPaths = {
+  verification: '/api/verification',
+} as const;
+
+export interface VerificationProblem {
+  file?: string;
+  rid?: string;
+  line?: number;
+  kind: 'changed' | 'removed' | 'inserted' | 'reordered' | 'truncated' | 'signature';
+  detail: string;
+}
+
+export interface LastVerificationView {
+  /** When it finished (ISO 8601). */
+  time: string;
+  durationMs: number;
+  ok: boolean;
+  problemCount: number;
+  /** The first problems (at most 100). */
+  problems: VerificationProblem[];
+  records: number;
+  logFiles: number;
+  logLines: number;
+}
+
+export interface VerificationState {
+  last: LastVerificationView | null;
+  running: boolean;
+  /** The last run failed to complete (not a finding: the check itself could not run). */
+  failure: string | null;
+  /** The public key that checks the signatures (PEM), and its fingerprint: keep a copy elsewhere. */
+  publicKey: string;
+  fingerprint: string;
 }

@@ -11,8 +11,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { dataPaths, resolveDataDir } from '../config/data-dir.js';
 import { SIGNING_KEY_FILE } from '../integrity/signing-key.js';
-import { verifyStore } from '../integrity/verify-store.js';
-import { verifyLogFolder } from '../integrity/log-folder-check.js';
+import { runVerification } from '../integrity/log-verification.js';
 import type { VerifyReport } from '../integrity/verify-report.js';
 import { EXIT_FAILURE, EXIT_OK, UsageError } from './usage-error.js';
 
@@ -50,22 +49,17 @@ export async function runVerifyCommand(argv: string[]): Promise<number> {
   } catch (error) {
     throw new UsageError(`--public-key: not a public key (${(error as Error).message})`);
   }
-  const report: VerifyReport = { ok: true, verified: [], problems: [] };
-  if (values['data-dir'] !== undefined || values.logs === undefined) {
-    if (!fs.existsSync(paths.auditDb)) {
-      process.stderr.write(`vigil: no audit database at ${paths.auditDb}\n`);
-      return EXIT_FAILURE;
-    }
-    const store = verifyStore(paths.auditDb, publicKey);
-    report.verified.push(...store.verified);
-    report.problems.push(...store.problems);
+  const checkDatabase = values['data-dir'] !== undefined || values.logs === undefined;
+  if (checkDatabase && !fs.existsSync(paths.auditDb)) {
+    process.stderr.write(`vigil: no audit database at ${paths.auditDb}\n`);
+    return EXIT_FAILURE;
   }
-  if (values.logs !== undefined) {
-    const logs = await verifyLogFolder(values.logs, publicKey);
-    report.verified.push(...logs.verified);
-    report.problems.push(...logs.problems);
-  }
-  report.ok = report.problems.length === 0;
+  const { ok, verified, problems } = await runVerification({
+    auditDb: checkDatabase ? paths.auditDb : null,
+    logs: values.logs ?? null,
+    publicKeyPem: publicKey === null ? null : publicKey.export({ format: 'pem', type: 'spki' }).toString(),
+  });
+  const report: VerifyReport = { ok, verified, problems };
   process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   return report.ok ? EXIT_OK : EXIT_FAILURE;
 }
