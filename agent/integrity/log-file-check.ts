@@ -11,10 +11,11 @@
  * the recorded as removed; recorded lines missing at the end were truncated.
  */
 import type crypto from 'node:crypto';
-import { GENESIS, nextChain } from '../store/record-chain.js';
+import { GENESIS } from '../store/record-chain.js';
 import {
   digestsFromBase64,
   lineDigest,
+  nextLinesChain,
   parseSidecarLine,
   signatureMessage,
   type SignatureEntry,
@@ -176,9 +177,9 @@ export class LogFileCheck {
 
   private closeBatch(): void {
     const batch = this.batches[this.batchIndex++]!;
-    const text = (this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending)).toString('utf8');
+    const bytes = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending);
     this.pending = [];
-    this.chain = nextChain(this.chain, text);
+    this.chain = nextLinesChain(this.chain, bytes);
     const hex = this.chain.toString('hex');
     this.computed.set(batch.line, hex);
     if (hex !== batch.chain && this.firstChainMismatch === null) this.firstChainMismatch = batch;

@@ -16,6 +16,8 @@
  * hash is enough for them.
  */
 
+import crypto from 'node:crypto';
+
 export const SIDECAR_SUFFIX = '.sig';
 export const SIDECAR_VERSION = 1;
 
@@ -48,6 +50,15 @@ export function headerLine(logFileName: string): string {
 /** What a sidecar signature covers (UTF-8). */
 export function signatureMessage(logFileName: string, line: number, chainHex: string, timeMs: number): Buffer {
   return Buffer.from(`vigil-log-checkpoint\n${logFileName}\n${line}\n${chainHex}\n${timeMs}`, 'utf8');
+}
+
+/**
+ * The chain step over lines as written: SHA-256(previous || bytes), which is record-chain.ts's
+ * `nextChain(previous, text)` for the text those bytes encode, taken over the bytes themselves so
+ * that a file's lines are hashed exactly as they are on disk and never decoded.
+ */
+export function nextLinesChain(previous: Buffer, bytes: Uint8Array): Buffer {
+  return crypto.createHash('sha256').update(previous).update(bytes).digest();
 }
 
 export const DIGEST_BYTES = 6;

@@ -8,10 +8,11 @@
  * so the file and its sidecar agree again without recomputing anything from the file.
  */
 import fs from 'node:fs';
-import { GENESIS, nextChain } from '../store/record-chain.js';
+import { GENESIS } from '../store/record-chain.js';
 import {
   encodeDigests,
   headerLine,
+  nextLinesChain,
   parseSidecarLine,
   signatureMessage,
   SIDECAR_SUFFIX,
@@ -124,7 +125,7 @@ export class LogSidecar {
       if (sidecar.state.offset < logSize) {
         const tail = readRange(logPath, sidecar.state.offset, logSize);
         const lines = countLines(tail);
-        sidecar.appendEntry(tail.toString('utf8'), lines, logSize, false, tail);
+        sidecar.appendEntry(lines, logSize, false, tail);
         fs.fdatasyncSync(fd);
         onAdopt?.(lines);
       }
@@ -143,12 +144,12 @@ export class LogSidecar {
 
   /**
    * Inside the batch transaction, after the lines were written: appends their entry (not yet
-   * flushed: call `sync`). `bytes` are the lines as written (`text` encoded), whole lines.
-   * Returns the bytes added to the sidecar.
+   * flushed: call `sync`). `bytes` are the lines as written, whole lines. Returns the bytes
+   * added to the sidecar.
    */
-  append(text: string, bytes: Buffer, logSizeAfter: number): number {
+  append(bytes: Buffer, logSizeAfter: number): number {
     this.undoState ??= { ...this.state };
-    return this.appendEntry(text, countLines(bytes), logSizeAfter, true, bytes);
+    return this.appendEntry(countLines(bytes), logSizeAfter, true, bytes);
   }
 
   sync(): void {
@@ -191,9 +192,9 @@ export class LogSidecar {
     fs.closeSync(this.fd);
   }
 
-  private appendEntry(text: string, lines: number, logSizeAfter: number, withDigests: boolean, bytes: Buffer): number {
+  private appendEntry(lines: number, logSizeAfter: number, withDigests: boolean, bytes: Buffer): number {
     if (lines === 0) return 0;
-    const chain = nextChain(this.state.chain, text);
+    const chain = nextLinesChain(this.state.chain, bytes);
     const entry: BatchEntry = {
       line: this.state.line + lines,
       offset: logSizeAfter,

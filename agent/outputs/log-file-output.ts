@@ -165,7 +165,7 @@ export class LogFileOutput {
       }
       this.undo = { size: file.size };
       writeAll(file.fd, buffer);
-      const sidecarBytes = file.sidecar.append(text, buffer, file.size + bytes);
+      const sidecarBytes = file.sidecar.append(buffer, file.size + bytes);
       fs.fdatasyncSync(file.fd);
       file.sidecar.sync();
       if (file.size === 0) this.pendingNewFile = true;
