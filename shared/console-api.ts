@@ -334,6 +334,7 @@ export interface ConsoleSettingsView {
  * - `GET /api/log-files/{id}/follow?after=N[&filter=TEXT]` → Server-Sent Events: `lines`
  *   (LogLinesResponse of the new lines), `reset` (the file was cut back or replaced: read again)
  * - `GET /api/log-files/{id}/content`                 → the file (attachment; HTTP Range)
+ *   (`{id}` may also be a file's `sidecarId`: its sidecar, docs/integrity.md)
  * Line numbers count from 0; with a filter, `from`/`after` and `totalLines` count matching lines
  * and each line keeps its number in the file.
  */
