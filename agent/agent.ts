@@ -134,9 +134,11 @@ export async function launchAgent(
       ...{ settings, store: stores.store, paths, log, firstRun, firstRunHome: options.firstRunHome },
       recordDeletion: integrity.checkpoints.recordRetention,
       domainPasswords,
+      signer: integrity.key,
       ...{ options: options.activity, changeRecorder: options.changeRecorder },
     });
     cleanups.add(() => activity.stop());
+    integrity.checkpoints.onCheckpoint((timeMs) => activity.outputs.signLogFiles(timeMs));
     // Every configuration change is reported here (docs/activity-pipeline.md).
     const recorder = options.changeRecorder ?? activity.changeRecorder;
     const context = { paths, settings, recorder, log };
@@ -161,6 +163,7 @@ export async function launchAgent(
     const consoleSide = await buildConsole({
       ...{ ...context, identity, endpoints, activity, auth, resources, audit, stores, now },
       ...{ version: options.version ?? null, startedAt, signingKeySha256: integrity.key.fingerprint },
+      signingPublicKey: integrity.key.publicKeyPem,
     });
     cleanups.add(consoleSide.stop);
     const apps = { api: api.app, audit: audit.app, console: consoleSide.app };

@@ -334,6 +334,7 @@ export interface ConsoleSettingsView {
  * - `GET /api/log-files/{id}/follow?after=N[&filter=TEXT]` → Server-Sent Events: `lines`
  *   (LogLinesResponse of the new lines), `reset` (the file was cut back or replaced: read again)
  * - `GET /api/log-files/{id}/content`                 → the file (attachment; HTTP Range)
+ *   (`{id}` may also be a file's `sidecarId`: its sidecar, docs/integrity.md)
  * Line numbers count from 0; with a filter, `from`/`after` and `totalLines` count matching lines
  * and each line keeps its number in the file.
  */
@@ -360,6 +361,11 @@ export interface LogFileView {
   outputId: string | null;
   /** Today's file of its output: the one that grows (follow mode). */
   current: boolean;
+  /**
+   * The id its sidecar downloads by (`content` of this id; docs/integrity.md), or null: a zipped
+   * file holds its sidecar.
+   */
+  sidecarId: string | null;
 }
 
 export interface LogLine {
@@ -545,4 +551,45 @@ export interface DomainTestResult {
   dataSource?: string;
   baseDn?: string;
   accesslog?: boolean;
+}
+
+/**
+ * Tamper evidence (docs/integrity.md, docs/console.md):
+ * - `GET /api/verification`  → VerificationState: the last verification, and whether one runs
+ * - `POST /api/verification` → 202 VerificationState: starts one (the same checks as
+ *   `vigil verify --data-dir DIR --logs DIR/logs`), unless one runs; poll the GET for the result
+ */
+export const ConsoleVerificationPaths = {
+  verification: '/api/verification',
+} as const;
+
+export interface VerificationProblem {
+  file?: string;
+  rid?: string;
+  line?: number;
+  kind: 'changed' | 'removed' | 'inserted' | 'reordered' | 'truncated' | 'signature';
+  detail: string;
+}
+
+export interface LastVerificationView {
+  /** When it finished (ISO 8601). */
+  time: string;
+  durationMs: number;
+  ok: boolean;
+  problemCount: number;
+  /** The first problems (at most 100). */
+  problems: VerificationProblem[];
+  records: number;
+  logFiles: number;
+  logLines: number;
+}
+
+export interface VerificationState {
+  last: LastVerificationView | null;
+  running: boolean;
+  /** The last run failed to complete (not a finding: the check itself could not run). */
+  failure: string | null;
+  /** The public key that checks the signatures (PEM), and its fingerprint: keep a copy elsewhere. */
+  publicKey: string;
+  fingerprint: string;
 }

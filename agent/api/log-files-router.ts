@@ -4,7 +4,8 @@
  * activity data list; only Access activity data downloads (docs/permissions.md, docs/agent-api.md). The
  * download
  * is http/send-file.ts (one byte range, If-Range), and answers an id that is not a log file name
- * of this agent with 404 before any file outside the logs folder could be touched.
+ * of this agent with 404 before any file outside the logs folder could be touched. A plain file's
+ * sidecar (docs/integrity.md) downloads as `{fileId}.sig`; it is not listed.
  */
 import { requirePermission } from './require-permission.js';
 import { sendFile } from '../http/send-file.js';
@@ -29,6 +30,7 @@ function fileView(file: LogFileInfo, links: ApiLinks): LogFileView {
 
 function contentType(file: OpenLogFile): string {
   if (file.isZip) return 'application/zip';
+  if (file.isSidecar) return 'application/x-ndjson; charset=utf-8';
   return file.type === 'Tsv' ? 'text/tab-separated-values; charset=utf-8' : 'application/x-ndjson; charset=utf-8';
 }
 

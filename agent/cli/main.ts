@@ -37,7 +37,7 @@ const USAGE = `usage:
   ${CONSOLE_USAGE}
   ${USER_USAGE}
   ${DOMAIN_USAGE}
-  vigil verify [--data-dir DIR] [--public-key FILE.pem]
+  vigil verify [--data-dir DIR] [--logs FOLDER] [--public-key FILE.pem]
   vigil --version`;
 
 /** Failures the operator can fix: printed as one line, no stack trace. */

@@ -1,7 +1,8 @@
 /**
- * `vigil verify [--data-dir DIR] [--public-key FILE.pem]` (docs/integrity.md): checks the
- * audit database's hash chain and signed checkpoints (log file sidecars are not written yet, so
- * `--logs` is refused). Read-only: runs while the agent writes, and offline on copies taken
+ * `vigil verify [--data-dir DIR] [--logs FOLDER] [--public-key FILE.pem]` (docs/integrity.md):
+ * checks the audit database's hash chain and signed checkpoints, and with `--logs` the log files
+ * of a folder against their sidecars (zips included; only the log files when `--logs` is given
+ * without `--data-dir`). Read-only: runs while the agent writes, and offline on copies taken
  * elsewhere. Prints a JSON report; exit 0 only when everything checked is intact.
  */
 import crypto from 'node:crypto';
@@ -10,11 +11,11 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { dataPaths, resolveDataDir } from '../config/data-dir.js';
 import { SIGNING_KEY_FILE } from '../integrity/signing-key.js';
-import { verifyStore } from '../integrity/verify-store.js';
+import { runVerification } from '../integrity/log-verification.js';
 import type { VerifyReport } from '../integrity/verify-report.js';
 import { EXIT_FAILURE, EXIT_OK, UsageError } from './usage-error.js';
 
-export const VERIFY_USAGE = 'vigil verify [--data-dir DIR] [--public-key FILE.pem]';
+export const VERIFY_USAGE = 'vigil verify [--data-dir DIR] [--logs FOLDER] [--public-key FILE.pem]';
 
 function loadPublicKey(file: string | undefined, secretsDir: string | null): crypto.KeyObject | null {
   if (file !== undefined) return crypto.createPublicKey(fs.readFileSync(file));
@@ -38,8 +39,9 @@ export async function runVerifyCommand(argv: string[]): Promise<number> {
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\nusage: ${VERIFY_USAGE}`);
   }
-  if (values.logs !== undefined)
-    throw new UsageError('--logs: log file sidecars are not written yet (docs/integrity.md)');
+  if (values.logs !== undefined && !fs.statSync(values.logs, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new UsageError(`--logs: ${values.logs} is not a folder`);
+  }
   const paths = dataPaths(resolveDataDir({ flag: values['data-dir'] }));
   let publicKey: crypto.KeyObject | null;
   try {
@@ -47,15 +49,17 @@ export async function runVerifyCommand(argv: string[]): Promise<number> {
   } catch (error) {
     throw new UsageError(`--public-key: not a public key (${(error as Error).message})`);
   }
-  const report: VerifyReport = { ok: true, verified: [], problems: [] };
-  if (!fs.existsSync(paths.auditDb)) {
+  const checkDatabase = values['data-dir'] !== undefined || values.logs === undefined;
+  if (checkDatabase && !fs.existsSync(paths.auditDb)) {
     process.stderr.write(`vigil: no audit database at ${paths.auditDb}\n`);
     return EXIT_FAILURE;
   }
-  const store = await verifyStore(paths.auditDb, publicKey);
-  report.verified.push(...store.verified);
-  report.problems.push(...store.problems);
-  report.ok = report.problems.length === 0;
+  const { ok, verified, problems } = await runVerification({
+    auditDb: checkDatabase ? paths.auditDb : null,
+    logs: values.logs ?? null,
+    publicKeyPem: publicKey === null ? null : publicKey.export({ format: 'pem', type: 'spki' }).toString(),
+  });
+  const report: VerifyReport = { ok, verified, problems };
   process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   return report.ok ? EXIT_OK : EXIT_FAILURE;
 }

@@ -43,8 +43,9 @@ function filterParam(ctx: Koa.Context): string | null {
   return raw;
 }
 
-function view(info: LogFileInfo): LogFileView {
+function view(info: LogFileInfo, sidecar: boolean): LogFileView {
   return {
+    sidecarId: sidecar ? `${info.id}.sig` : null,
     id: info.id,
     size: info.size,
     type: info.type,
@@ -59,6 +60,7 @@ function view(info: LogFileInfo): LogFileView {
 
 function contentType(file: OpenLogFile): string {
   if (file.isZip) return 'application/zip';
+  if (file.isSidecar) return 'application/x-ndjson';
   return file.type === 'Json' ? 'application/x-ndjson' : 'text/tab-separated-values';
 }
 
@@ -70,7 +72,8 @@ export function buildLogFilesRouter(deps: LogFilesRouterDeps): ConsoleRoutes {
       if (outputId !== undefined && typeof outputId !== 'string') {
         throw new ApiError(400, 'invalid_request', 'give one outputId', { field: 'outputId' });
       }
-      ctx.body = (await deps.files.list(outputId)).map(view);
+      const files = await deps.files.list(outputId);
+      ctx.body = await Promise.all(files.map(async (info) => view(info, await deps.files.hasSidecar(info.id))));
     });
 
     router.get(`${one}/lines`, async (ctx) => {

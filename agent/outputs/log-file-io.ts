@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import yauzl from 'yauzl';
 import yazl from 'yazl';
+import { sidecarPath } from '../integrity/log-sidecar.js';
 import { lineTime } from './log-line-format.js';
 import type { LogFormat } from './log-file-names.js';
 
@@ -72,9 +73,10 @@ export function readActivityRange(file: string, format: LogFormat): ActivityRang
 }
 
 /**
- * Compresses `file` into `file.zip` (one entry, the file's name), keeps its activity range in
- * the zip comment for listings, then removes `file`. A crash at any point leaves either the
- * original or a complete zip (a leftover `.zip.tmp` is removed at start-up).
+ * Compresses `file` into `file.zip` (an entry with the file's name, and its sidecar
+ * `<name>.sig` when it has one: docs/integrity.md), keeps its activity range in the zip comment
+ * for listings, then removes `file` and its sidecar. A crash at any point leaves either the
+ * originals or a complete zip (a leftover `.zip.tmp` is removed at start-up).
  */
 export async function zipLogFile(file: string, range: ActivityRange): Promise<string> {
   const target = `${file}.zip`;
@@ -82,6 +84,9 @@ export async function zipLogFile(file: string, range: ActivityRange): Promise<st
   const stat = fs.statSync(file);
   const zip = new yazl.ZipFile();
   zip.addFile(file, path.basename(file), { mtime: stat.mtime, compress: true });
+  const sidecar = sidecarPath(file);
+  const sidecarStat = fs.statSync(sidecar, { throwIfNoEntry: false });
+  if (sidecarStat) zip.addFile(sidecar, path.basename(sidecar), { mtime: sidecarStat.mtime, compress: true });
   zip.end({ forceZip64Format: false, comment: JSON.stringify(range) });
   await new Promise<void>((resolve, reject) => {
     const out = fs.createWriteStream(temp, { mode: 0o600 });
@@ -99,6 +104,7 @@ export async function zipLogFile(file: string, range: ActivityRange): Promise<st
   fs.renameSync(temp, target);
   syncFolder(path.dirname(target));
   fs.unlinkSync(file);
+  if (sidecarStat) fs.rmSync(sidecar, { force: true });
   return target;
 }
 

@@ -7,6 +7,10 @@
  * before COMMIT, start-up cuts the file back to the committed position; so after any crash the
  * file holds exactly the committed records, and never a torn line. Closed days are zipped and
  * old files deleted in the background.
+ *
+ * Each file has its sidecar `<file>.sig` (docs/integrity.md): its entry for a batch is written and
+ * flushed with the batch's lines and undone with them, cut back with the file after a crash, and
+ * signed at each checkpoint (`sign`) and when the file is closed.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,6 +20,7 @@ import type { Logger } from '../log/logger.js';
 import type { StoredItem } from '../pipeline/pipeline-item.js';
 import type { OutputPositions } from '../store/output-positions.js';
 import type { StatusRegistry } from '../status/status-registry.js';
+import { cutSidecar, LogSidecar, sidecarPath, type LogSigner } from '../integrity/log-sidecar.js';
 import type { DiskGuard } from './disk-guard.js';
 import { compileFileFilter, type ItemFilter } from './file-filter.js';
 import { cutTornLine, readActivityRange, zipLogFile } from './log-file-io.js';
@@ -31,6 +36,8 @@ export interface LogFileOutputOptions {
   status: StatusRegistry;
   log: Logger;
   userId: number | null;
+  /** Signs the sidecars (the agent's chain signing key); without one they are written unsigned. */
+  signer?: LogSigner | null;
   now?: () => number;
 }
 
@@ -38,6 +45,7 @@ interface OpenFile {
   name: string;
   fd: number;
   size: number;
+  sidecar: LogSidecar;
 }
 
 export class LogFileOutput {
@@ -105,21 +113,26 @@ export class LogFileOutput {
       if (file.zipped) continue;
       const full = path.join(dir, file.fileName);
       if (zipped.has(file.fileName)) {
-        // The zip was complete (renamed after fsync); only the delete of the original was lost.
+        // The zip was complete (renamed after fsync, the sidecar inside); only the delete of the
+        // original was lost.
         fs.rmSync(full);
+        fs.rmSync(sidecarPath(full), { force: true });
         continue;
       }
       if (positionDay !== undefined && file.day > positionDay) {
         log.warn('removed a log file written only by uncommitted batches', { file: file.fileName });
         fs.rmSync(full);
+        fs.rmSync(sidecarPath(full), { force: true });
         continue;
       }
+      const committedHere = position?.file === file.fileName ? position.offset : null;
+      this.recoverSidecar(full, file.fileName, committedHere);
       const size = fs.statSync(full).size;
-      if (position && position.file === file.fileName && size > position.offset) {
-        fs.truncateSync(full, position.offset);
+      if (committedHere !== null && size > committedHere) {
+        fs.truncateSync(full, committedHere);
         log.warn('cut log file back to the last committed batch', {
           file: file.fileName,
-          bytes: size - position.offset,
+          bytes: size - committedHere,
         });
         continue;
       }
@@ -152,11 +165,13 @@ export class LogFileOutput {
       }
       this.undo = { size: file.size };
       writeAll(file.fd, buffer);
+      const sidecarBytes = file.sidecar.append(buffer, file.size + bytes);
       fs.fdatasyncSync(file.fd);
+      file.sidecar.sync();
       if (file.size === 0) this.pendingNewFile = true;
       file.size += bytes;
       this.pendingBytes += bytes;
-      this.o.guard.add(bytes);
+      this.o.guard.add(bytes + sidecarBytes);
       this.o.positions.set(this.id, { file: name, offset: file.size });
       this.pendingCount += accepted.length;
       this.pendingLastWhen = accepted[accepted.length - 1]!.stored.When;
@@ -177,7 +192,8 @@ export class LogFileOutput {
     if (!undo || !this.open) return;
     try {
       fs.ftruncateSync(this.open.fd, undo.size);
-      this.o.guard.add(-(this.open.size - undo.size));
+      const sidecarBytes = this.open.sidecar.undo();
+      this.o.guard.add(-(this.open.size - undo.size) - sidecarBytes);
       this.open.size = undo.size;
     } catch (error) {
       // Start-up recovery cuts the file back to the committed position anyway.
@@ -188,6 +204,7 @@ export class LogFileOutput {
   /** After COMMIT. */
   committed(): void {
     this.undo = null;
+    this.open?.sidecar.committed();
     if (this.pendingCount === 0) return;
     this.o.status.outputReported(this.id, this.pendingCount, this.pendingLastWhen);
     const stats = this.o.status.outputStats(this.id);
@@ -204,8 +221,22 @@ export class LogFileOutput {
     return this.maintaining;
   }
 
+  /** Signs the open file's sidecar (between batches: at a checkpoint), if it moved since. */
+  sign(timeMs: number = this.now()): void {
+    if (!this.open || !this.o.signer) return;
+    try {
+      this.open.sidecar.sign(this.o.signer, timeMs);
+    } catch (error) {
+      this.o.log.error('could not sign a log file sidecar', { file: this.open.name, error: (error as Error).message });
+    }
+  }
+
+  /** Closes the open file, signing its sidecar first. */
   close(): void {
-    if (this.open) fs.closeSync(this.open.fd);
+    if (!this.open) return;
+    this.sign();
+    this.open.sidecar.close();
+    fs.closeSync(this.open.fd);
     this.open = null;
   }
 
@@ -220,8 +251,22 @@ export class LogFileOutput {
     const previous = this.open;
     this.close();
     fs.mkdirSync(this.o.dir, { recursive: true, mode: 0o700 });
-    const fd = fs.openSync(path.join(this.o.dir, name), 'a', 0o600);
-    this.open = { name, fd, size: fs.fstatSync(fd).size };
+    const full = path.join(this.o.dir, name);
+    const fd = fs.openSync(full, 'a', 0o600);
+    let sidecar: LogSidecar;
+    try {
+      const size = fs.fstatSync(fd).size;
+      sidecar = LogSidecar.open(full, name, size, (lines) =>
+        this.o.log.warn('log file had no sidecar for some of its lines: they are chained as they are now', {
+          file: name,
+          lines,
+        }),
+      );
+      this.open = { name, fd, size, sidecar };
+    } catch (error) {
+      fs.closeSync(fd);
+      throw error;
+    }
     if (previous) setImmediate(() => void this.maintain()); // a day closed: zip it
     return this.open;
   }
@@ -233,14 +278,17 @@ export class LogFileOutput {
       const full = path.join(this.o.dir, file.fileName);
       if (file.day < oldest) {
         const size = fs.statSync(full, { throwIfNoEntry: false })?.size ?? 0;
+        const sidecarSize = fs.statSync(sidecarPath(full), { throwIfNoEntry: false })?.size ?? 0;
         fs.rmSync(full, { force: true });
-        this.o.guard.add(-size);
+        fs.rmSync(sidecarPath(full), { force: true });
+        this.o.guard.add(-size - sidecarSize);
         this.o.log.info('log file past retention deleted', { file: file.fileName });
         continue;
       }
       if (!file.zipped && file.day < today && this.options.zipClosedFiles && this.open?.name !== file.fileName) {
         try {
-          const before = fs.statSync(full).size;
+          const before =
+            fs.statSync(full).size + (fs.statSync(sidecarPath(full), { throwIfNoEntry: false })?.size ?? 0);
           const zip = await zipLogFile(full, readActivityRange(full, file.format));
           this.o.guard.add(fs.statSync(zip).size - before);
         } catch (error) {
@@ -249,6 +297,13 @@ export class LogFileOutput {
       }
     }
     this.refreshFileStats();
+  }
+
+  /** Cuts the sidecar back to the committed size of its file (null: the file is complete). */
+  private recoverSidecar(full: string, fileName: string, committedOffset: number | null): void {
+    const cut = cutSidecar(full, committedOffset);
+    if (cut > 0)
+      this.o.log.warn('cut a log file sidecar back to the last committed batch', { file: fileName, bytes: cut });
   }
 
   private refreshFileStats(): void {

@@ -2,13 +2,16 @@
  * The log files as the agent API lists them (docs/activity-pipeline.md, docs/agent-api.md): id (the file
  * name), size, localPath, isZip, isArchived, type, updatedAt, activityFrom, activityTo,
  * outputId. `get` accepts only the name of a log file in the logs folder, so an id can never
- * lead outside it (no separators, no `..`, no symlinks).
+ * lead outside it (no separators, no `..`, no symlinks). A plain file's sidecar (docs/integrity.md)
+ * is not listed (the listing's shape is the API's) but opens by the id `<file id>.sig`; a zipped
+ * file holds its sidecar.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Settings } from '../config/settings-schema.js';
 import { readActivityRange, readZipRange, type ActivityRange } from './log-file-io.js';
-import { parseLogFileName } from './log-file-names.js';
+import { parseLogFileName, type LogFileName } from './log-file-names.js';
+import { SIDECAR_SUFFIX } from '../integrity/log-sidecar-format.js';
 import { logFileOwners } from './orphan-log-files.js';
 
 export interface LogFileInfo {
@@ -35,6 +38,16 @@ export interface OpenLogFile {
   mtime: Date;
   type: 'Tsv' | 'Json';
   isZip: boolean;
+  /** The sidecar of a plain log file (JSON lines), opened by `<file id>.sig`. */
+  isSidecar: boolean;
+}
+
+/** The log file an id names: the file itself, or a plain file's sidecar. */
+function parseFileId(fileId: string): { parsed: LogFileName; sidecar: boolean } | null {
+  const sidecar = fileId.endsWith(SIDECAR_SUFFIX);
+  const parsed = parseLogFileName(sidecar ? fileId.slice(0, -SIDECAR_SUFFIX.length) : fileId);
+  if (!parsed || (sidecar && parsed.zipped)) return null;
+  return { parsed, sidecar };
 }
 
 /** Refuse a symbolic link where the name should be a file (POSIX; Windows has no such flag). */
@@ -84,11 +97,13 @@ export class LogFilesService {
    * link and must be a regular file. The size is the file's at this moment (it may grow).
    */
   async open(fileId: string): Promise<OpenLogFile | null> {
-    const parsed = parseLogFileName(fileId);
-    if (!parsed) return null;
+    const id = parseFileId(fileId);
+    if (!id) return null;
+    const { parsed, sidecar } = id;
+    const name = sidecar ? parsed.fileName + SIDECAR_SUFFIX : parsed.fileName;
     let handle: fs.promises.FileHandle;
     try {
-      handle = await fs.promises.open(path.join(this.dir, parsed.fileName), fs.constants.O_RDONLY | NO_FOLLOW);
+      handle = await fs.promises.open(path.join(this.dir, name), fs.constants.O_RDONLY | NO_FOLLOW);
     } catch {
       return null;
     }
@@ -97,16 +112,25 @@ export class LogFilesService {
       if (!stat.isFile()) throw new Error('not a regular file');
       return {
         handle,
-        name: parsed.fileName,
+        name,
         size: stat.size,
         mtime: stat.mtime,
         type: parsed.format,
         isZip: parsed.zipped,
+        isSidecar: sidecar,
       };
     } catch {
       await handle.close();
       return null;
     }
+  }
+
+  /** Whether a plain log file has a sidecar beside it (a regular file). */
+  async hasSidecar(fileId: string): Promise<boolean> {
+    const parsed = parseLogFileName(fileId);
+    if (!parsed || parsed.zipped) return false;
+    const stat = await fs.promises.lstat(path.join(this.dir, fileId + SIDECAR_SUFFIX)).catch(() => null);
+    return stat?.isFile() ?? false;
   }
 
   private async describe(name: string, outputId: string | null): Promise<LogFileInfo | null> {

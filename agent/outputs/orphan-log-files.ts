@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Settings } from '../config/settings-schema.js';
 import { logFileBaseName } from '../config/monitoring-schema.js';
 import type { Logger } from '../log/logger.js';
+import { sidecarPath } from '../integrity/log-sidecar.js';
 import type { DiskGuard } from './disk-guard.js';
 import { dayMinus, parseLogFileName, utcDay } from './log-file-names.js';
 
@@ -37,8 +38,12 @@ export function sweepOrphanLogFiles(dir: string, settings: Settings, now: number
     const parsed = parseLogFileName(name);
     if (!parsed || owners.has(`${parsed.base}.${parsed.format}`) || parsed.day >= oldest) continue;
     const full = path.join(dir, name);
-    const size = fs.statSync(full, { throwIfNoEntry: false })?.size ?? 0;
+    const sidecar = sidecarPath(full);
+    const size =
+      (fs.statSync(full, { throwIfNoEntry: false })?.size ?? 0) +
+      (fs.statSync(sidecar, { throwIfNoEntry: false })?.size ?? 0);
     fs.rmSync(full, { force: true });
+    fs.rmSync(sidecar, { force: true });
     guard.add(-size);
     log.info('log file of a removed output deleted after retention', { file: name });
   }

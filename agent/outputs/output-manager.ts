@@ -15,6 +15,7 @@ import { DiskGuard } from './disk-guard.js';
 import { LogFileOutput } from './log-file-output.js';
 import { SyslogOutput } from './syslog-output.js';
 import { sweepOrphanLogFiles } from './orphan-log-files.js';
+import type { LogSigner } from '../integrity/log-sidecar.js';
 
 export interface OutputManagerOptions {
   settings: SettingsStore;
@@ -24,6 +25,8 @@ export interface OutputManagerOptions {
   logsDir: string;
   hostname: string;
   userId: number | null;
+  /** Signs the log files' sidecars (docs/integrity.md). */
+  signer?: LogSigner | null;
   /** How often log files are zipped and past-retention files deleted. */
   maintenanceIntervalMs?: number;
   now?: () => number;
@@ -119,6 +122,11 @@ export class OutputManager implements OutputStage {
     }
   }
 
+  /** At a checkpoint of the record chain (between batches): signs each open log file's sidecar. */
+  signLogFiles(timeMs: number): void {
+    for (const output of this.logOutputs) output.sign(timeMs);
+  }
+
   /** Zips closed days, applies retention, removes orphan files past the default retention. */
   async maintain(): Promise<void> {
     for (const output of this.logOutputs) {
@@ -189,6 +197,7 @@ export class OutputManager implements OutputStage {
           status,
           log: log.child('log-file'),
           userId: this.o.userId,
+          signer: this.o.signer ?? null,
           ...(this.o.now ? { now: this.o.now } : {}),
         });
         logFile.recover();

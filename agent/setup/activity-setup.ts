@@ -34,6 +34,7 @@ import { DirectoryService } from '../directory/directory-service.js';
 import { DirectoryStateTable } from '../directory/directory-state.js';
 import { DomainStatusBoard } from '../directory/domain-status.js';
 import { changesSelectionOf, parsePolicyXml } from '../resources/policy-xml.js';
+import type { LogSigner } from '../integrity/log-sidecar.js';
 
 /** Tuning for tests and benchmarks; the defaults are the product's. */
 export interface ActivityOptions {
@@ -94,6 +95,8 @@ export interface ActivityStartOptions {
   recordDeletion?: ((firstKeptSeq: number, predecessorChain: Buffer) => void) | undefined;
   /** The domains' bind passwords; without them no domain is monitored (tools that only record). */
   domainPasswords?: DomainPasswords | undefined;
+  /** Signs the log files' sidecars (agent/integrity/log-sidecar.ts). */
+  signer?: LogSigner | undefined;
 }
 
 export async function startActivityPipeline(start: ActivityStartOptions): Promise<ActivityServices> {
@@ -129,6 +132,7 @@ export async function startActivityPipeline(start: ActivityStartOptions): Promis
     logsDir: paths.logs,
     hostname: account.hostname,
     userId: account.uid,
+    signer: start.signer ?? null,
     ...(tuning.maintenanceIntervalMs !== undefined ? { maintenanceIntervalMs: tuning.maintenanceIntervalMs } : {}),
     ...(tuning.syslog ? { syslog: tuning.syslog } : {}),
   });

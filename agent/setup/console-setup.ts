@@ -4,6 +4,7 @@
  * application served on loopback.
  */
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import type Koa from 'koa';
 import type { ActivityServices } from './activity-setup.js';
 import type { AuthServices } from '../auth/auth-services.js';
@@ -28,6 +29,8 @@ import { buildLogFilesRouter } from '../console/log-files-router.js';
 import { buildMonitoringRouter } from '../console/monitoring-router.js';
 import { buildSettingsRouter } from '../console/settings-router.js';
 import { buildStatusRouter } from '../console/status-router.js';
+import { buildVerificationRouter } from '../console/verification-router.js';
+import { LogVerificationService } from '../integrity/log-verification-service.js';
 import type { Logger } from '../log/logger.js';
 import { LogFileViewer } from '../outputs/log-file-viewer.js';
 import type { ResourceServices } from '../resources/resource-services.js';
@@ -63,6 +66,8 @@ export function buildConsole(deps: {
   startedAt: number;
   /** SHA-256 fingerprint of the key that signs the chain of records (docs/integrity.md). */
   signingKeySha256: string;
+  /** Its public key (PEM), shown beside the last verification. */
+  signingPublicKey: string;
   log: Logger;
 }): Promise<ConsoleSetup> {
   const { paths, settings, activity, endpoints } = deps;
@@ -76,6 +81,14 @@ export function buildConsole(deps: {
     await viewer.start();
     cleanups.add(() => viewer.close());
     const streams = new AbortController();
+    const verification = new LogVerificationService({
+      auditDb: paths.auditDb,
+      logs: paths.logs,
+      stateFile: path.join(paths.root, 'last-verification.json'),
+      publicKeyPem: deps.signingPublicKey,
+      log: deps.log.child('verify'),
+    });
+    cleanups.add(() => verification.close());
     const editableSettings = new EditableSettingsService(
       settings,
       () => ({
@@ -117,6 +130,12 @@ export function buildConsole(deps: {
           isChanges: (xml) => isChangesPolicy(xml),
         }),
         buildSettingsRouter(editableSettings),
+        buildVerificationRouter({
+          service: verification,
+          publicKey: deps.signingPublicKey,
+          fingerprint: deps.signingKeySha256,
+          log: deps.log,
+        }),
         buildLogFilesRouter({ files: activity.logFiles, viewer, feed: activity.feed, shutdown: streams.signal }),
         buildAlertsRouter(activity.alerts, activity.alertRules),
         buildActivityRouter({

@@ -13,6 +13,8 @@ import type { ActivityRecord } from '../../shared/activity-record.js';
 import type { AlertRule, AlertRuleInput } from '../../shared/alert-rule.js';
 import type { ClientApplicationView, ClientCredentials } from '../../shared/client-application.js';
 import {
+  ConsoleVerificationPaths,
+  type VerificationState,
   CONSOLE_SESSION_FRAGMENT,
   CONSOLE_SESSION_HEADER,
   CONSOLE_SESSION_PARAM,
@@ -211,6 +213,8 @@ export const api = {
   logLines: (id: string, from: number, count: number, filter: string | null) =>
     request<LogLinesResponse>('GET', ConsoleLogFilePaths.lines(id) + query({ from, count, filter: filter || null })),
   logDownloadUrl: (id: string) => withSessionKey(ConsoleLogFilePaths.content(id)),
+  verification: () => request<VerificationState>('GET', ConsoleVerificationPaths.verification),
+  verifyNow: () => request<VerificationState>('POST', ConsoleVerificationPaths.verification),
 
   searchActivity: (body: ActivitySearchRequest) =>
     request<ActivitySearchResponse>('POST', ConsoleActivityPaths.search, body),

@@ -208,6 +208,7 @@ describe('LogFileOutput', () => {
     const zip = path.join(r.dir, 'desk-01_Log_20260310.tsv.zip');
     expect(fs.existsSync(zip)).toBe(true);
     expect(fs.existsSync(path.join(r.dir, 'desk-01_Log_20260310.tsv'))).toBe(false);
+    expect(fs.existsSync(path.join(r.dir, 'desk-01_Log_20260310.tsv.sig'))).toBe(false);
     const entries = await new Promise<string[]>((resolve, reject) =>
       yauzl.open(zip, { lazyEntries: false }, (error, zipfile) => {
         if (error || !zipfile) return reject(error);
@@ -216,7 +217,8 @@ describe('LogFileOutput', () => {
         zipfile.on('end', () => resolve(names));
       }),
     );
-    expect(entries).toEqual(['desk-01_Log_20260310.tsv']);
+    // The file and its sidecar (docs/integrity.md).
+    expect(entries).toEqual(['desk-01_Log_20260310.tsv', 'desk-01_Log_20260310.tsv.sig']);
 
     const service = new LogFilesService(r.dir, () => r.settings);
     const listed = await service.list('o1');
@@ -236,7 +238,11 @@ describe('LogFileOutput', () => {
     r.clock.now = T0 + 11 * DAY;
     r.commit(o, [stored(r.clock.now)]);
     await o.maintain();
-    expect(fs.readdirSync(r.dir).sort()).toEqual(['desk-01_Log_20260311.tsv.zip', 'desk-01_Log_20260321.tsv']);
+    expect(fs.readdirSync(r.dir).sort()).toEqual([
+      'desk-01_Log_20260311.tsv.zip',
+      'desk-01_Log_20260321.tsv',
+      'desk-01_Log_20260321.tsv.sig',
+    ]);
   });
 });
 

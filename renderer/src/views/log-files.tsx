@@ -91,6 +91,17 @@ export function LogFilesPage() {
                     >
                       Download
                     </a>
+                    {file.sidecarId ? (
+                      <a
+                        class="button secondary small"
+                        href={api.logDownloadUrl(file.sidecarId)}
+                        download={file.sidecarId}
+                        aria-label={`Download the signatures of ${file.id}`}
+                        title="The sidecar with the chain and signatures of this file's lines (vigil verify --logs)"
+                      >
+                        Signatures
+                      </a>
+                    ) : null}
                   </td>
                 </tr>
               ))}

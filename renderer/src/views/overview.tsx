@@ -13,6 +13,7 @@ import { formatCount, formatDuration, formatTime } from '../format.js';
 import { useResource } from '../use-resource.js';
 import { MonitoredHosts } from './monitored-hosts.js';
 import { OverviewAlerts } from './overview-alerts.js';
+import { VerificationPanel } from './verification-panel.js';
 
 function Health({ status, onChanged }: { status: ConsoleStatus; onChanged: () => Promise<void> }) {
   const [busy, setBusy] = useState(false);
@@ -150,6 +151,7 @@ export function OverviewPage() {
               await Promise.all([status.reload(), outputs.reload()]);
             }}
           />
+          <VerificationPanel />
           <p class="muted footer-line">
             Vigil {s.version ?? ''} · running for {formatDuration(s.uptimeSeconds)} · started {formatTime(s.startedAt)}
           </p>
