@@ -13,6 +13,7 @@ import { AUDIT_LIMITS, type AuditLimits } from '../audit/audit-limits.js';
 import { AuditService } from '../audit/audit-service.js';
 import { BodyParsePool } from '../audit/body-parse-pool.js';
 import { MarkCodec } from '../audit/continuation-mark.js';
+import { SqliteAuditRecords } from '../store/sqlite-audit-records.js';
 import { platformGroups, type GroupResolver } from '../platform/local-groups.js';
 import { AuditUserService } from '../users/audit-user-service.js';
 import { withCleanups } from './cleanups.js';
@@ -43,12 +44,16 @@ export function buildAuditApi(deps: {
     cleanups.add(() => parsePool.close());
     const users = new AuditUserService(settings, { recorder: deps.recorder });
     cleanups.add(() => users.close());
-    const service = new AuditService({
+    const records = new SqliteAuditRecords({
       reader: stores.reader,
       writer: stores.writer,
-      marks: await MarkCodec.load(deps.paths.secrets),
+      markKey: await MarkCodec.loadKey(deps.paths.secrets),
+      written: () => stores.index.poke(),
+    });
+    const service = new AuditService({
+      records,
+      reader: stores.reader,
       groups: deps.localGroups ?? platformGroups(),
-      index: stores.index,
       committed: deps.committed,
     });
     const app = buildAuditApp({
@@ -56,7 +61,7 @@ export function buildAuditApi(deps: {
       vendor: () => settings.current.auditApi.vendor,
       users,
       service,
-      reader: stores.reader,
+      records,
       parsePool,
       turns: stores.turns,
       limits: { ...AUDIT_LIMITS, ...deps.limits },
