@@ -14,6 +14,7 @@ import {
   outputSchema,
 } from './monitoring-schema.js';
 import { registeredAgentsSchema } from './fleet-schema.js';
+import { fleetMembershipSchema } from './fleet-membership-schema.js';
 import { domainSchema, policySchema } from './directory-schema.js';
 import { checkDirectorySection } from './directory-checks.js';
 import { clientApplicationSchema, clientsSchema } from './clients-schema.js';
@@ -101,6 +102,8 @@ export const settingsSchema = z
     domainOutputs: z.array(domainOutputSchema).max(1000).default([]),
     /** Active Directory monitoring policies of the domains (docs/agent-api.md). */
     policies: z.array(policySchema).max(500).default([]),
+    /** Membership of a fleet sharing one PostgreSQL database (docs/fleet.md); absent when alone. */
+    fleet: fleetMembershipSchema.optional(),
   })
   .superRefine(checkMonitoringSection)
   .superRefine(checkDirectorySection);

@@ -90,6 +90,16 @@ export const MIGRATIONS: readonly Migration[] = [
     }
     for (const [value, seq] of chained) update.run(value, seq);
   },
+  // Fleet forwarding (docs/fleet.md): per fleet database, the last local `seq` forwarded to it,
+  // committed only after PostgreSQL committed the records up to it.
+  (db) => {
+    db.exec(`
+      CREATE TABLE fleet_forward_cursor (
+        database  TEXT    PRIMARY KEY,
+        last_seq  INTEGER NOT NULL
+      ) WITHOUT ROWID;
+    `);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
