@@ -14,6 +14,8 @@ import { AuditService } from '../audit/audit-service.js';
 import { BodyParsePool } from '../audit/body-parse-pool.js';
 import { MarkCodec } from '../audit/continuation-mark.js';
 import { SqliteAuditRecords } from '../store/sqlite-audit-records.js';
+import { MemberAuditRecords } from '../fleet/pg-audit-member.js';
+import type { FleetAccess } from '../fleet/pg-audit-records.js';
 import { platformGroups, type GroupResolver } from '../platform/local-groups.js';
 import { AuditUserService } from '../users/audit-user-service.js';
 import { withCleanups } from './cleanups.js';
@@ -37,6 +39,11 @@ export function buildAuditApi(deps: {
   limits?: Partial<AuditLimits> | undefined;
   /** Where records the audit API stored go next: the pipeline's after-commit path. */
   committed: (records: readonly ActivityRecord[]) => void;
+  /**
+   * The agent's fleet membership now, or null (agent/setup/fleet-setup.ts): while it is a
+   * member, the audit API serves the fleet database (docs/audit-api.md "Fleet").
+   */
+  fleet?: () => FleetAccess | null;
 }): Promise<AuditApiSetup> {
   const { settings, stores } = deps;
   return withCleanups(deps.log, async (cleanups) => {
@@ -44,12 +51,14 @@ export function buildAuditApi(deps: {
     cleanups.add(() => parsePool.close());
     const users = new AuditUserService(settings, { recorder: deps.recorder });
     cleanups.add(() => users.close());
-    const records = new SqliteAuditRecords({
+    const local = new SqliteAuditRecords({
       reader: stores.reader,
       writer: stores.writer,
       markKey: await MarkCodec.loadKey(deps.paths.secrets),
       written: () => stores.index.poke(),
     });
+    const fleet = deps.fleet;
+    const records = fleet ? new MemberAuditRecords({ local, fleet, turns: stores.turns }) : local;
     const service = new AuditService({
       records,
       reader: stores.reader,
