@@ -27,6 +27,7 @@ const COMMANDS: Record<string, Command> = {
   client: runClientCommand,
   console: runConsoleCommand,
   verify: async (argv) => (await import('./verify-command.js')).runVerifyCommand(argv),
+  fleet: async (argv) => (await import('./fleet-command.js')).runFleetCommand(argv),
 };
 
 const USAGE = `usage:
@@ -35,6 +36,7 @@ const USAGE = `usage:
   ${CONSOLE_USAGE}
   ${USER_USAGE}
   vigil verify [--data-dir DIR] [--public-key FILE.pem]
+  vigil fleet join URL [--password-stdin] | leave | status [--data-dir DIR]
   vigil --version`;
 
 /** Failures the operator can fix: printed as one line, no stack trace. */

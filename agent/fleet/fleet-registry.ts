@@ -27,7 +27,7 @@ export interface FleetMember {
   hosts: unknown;
   lastSeen: string | null;
   joinedAt: string | null;
-  status: 'Ok' | 'Warning';
+  status: 'OK' | 'Warning';
 }
 
 export async function registerMember(pool: pg.Pool, member: MemberRegistration): Promise<void> {
@@ -63,7 +63,7 @@ function member(row: AgentRow): FleetMember {
     hosts: row.hosts,
     lastSeen: row.last_seen?.toISOString() ?? null,
     joinedAt: row.joined_at?.toISOString() ?? null,
-    status: row.stale ? 'Warning' : 'Ok',
+    status: row.stale ? 'Warning' : 'OK',
   };
 }
 

@@ -171,9 +171,15 @@ export class RecordForwarder {
     return this.cursor;
   }
 
-  /** Local records not yet in the fleet database. */
+  private counted = { at: 0, cursor: -1, n: 0 };
+
+  /** Local records not yet in the fleet database (counted at most once a second: status reads it often). */
   backlog(): number {
-    return (this.countAfter.get(this.cursor) as { n: number }).n;
+    const now = Date.now();
+    if (this.counted.cursor !== this.cursor || now - this.counted.at >= 1000) {
+      this.counted = { at: now, cursor: this.cursor, n: (this.countAfter.get(this.cursor) as { n: number }).n };
+    }
+    return this.counted.n;
   }
 
   /** Resolves when the local record `seq` is in the fleet database; rejects if it is unreachable. */

@@ -38,6 +38,8 @@ export async function buildAgentApi(deps: {
   startedAt: string;
   /** The key that signs the chain of records (docs/integrity.md), shown in the agent resource. */
   signingKey: AgentSigningKey;
+  /** The fleet database's reachability (docs/fleet.md): the agent's status is Warning while it fails. */
+  fleetProblem?: () => string | null;
   log: Logger;
 }): Promise<AgentApiSetup> {
   const { settings, auth, activity, endpoints } = deps;
@@ -47,7 +49,7 @@ export async function buildAgentApi(deps: {
     version: deps.version,
     apiPort: () => endpoints.ports.api,
     consoleUrl: () => endpoints.consoleUrl(),
-    status: localAgentStatus(() => activity.writeProblem(), deps.startedAt),
+    status: localAgentStatus(() => activity.writeProblem(), deps.startedAt, deps.fleetProblem),
     signingKey: deps.signingKey,
   });
   const publicRoutes = new ApiRouter();

@@ -24,6 +24,8 @@ import { buildDiagnosticsRouter } from '../console/diagnostics-router.js';
 import { buildLogFilesRouter } from '../console/log-files-router.js';
 import { buildMonitoringRouter } from '../console/monitoring-router.js';
 import { buildSettingsRouter } from '../console/settings-router.js';
+import { buildFleetRouter } from '../console/fleet-router.js';
+import type { FleetService } from '../fleet/fleet-service.js';
 import { buildStatusRouter } from '../console/status-router.js';
 import type { Logger } from '../log/logger.js';
 import { LogFileViewer } from '../outputs/log-file-viewer.js';
@@ -60,6 +62,7 @@ export function buildConsole(deps: {
   startedAt: number;
   /** SHA-256 fingerprint of the key that signs the chain of records (docs/integrity.md). */
   signingKeySha256: string;
+  fleet: FleetService;
   log: Logger;
 }): Promise<ConsoleSetup> {
   const { paths, settings, activity, endpoints } = deps;
@@ -108,6 +111,7 @@ export function buildConsole(deps: {
         buildDiagnosticsRouter(eventLoop),
         buildAuditUsersRouter(deps.audit.users),
         buildSettingsRouter(editableSettings),
+        buildFleetRouter(deps.fleet),
         buildLogFilesRouter({ files: activity.logFiles, viewer, feed: activity.feed, shutdown: streams.signal }),
         buildActivityRouter({
           service: deps.audit.service,
