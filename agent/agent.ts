@@ -159,6 +159,7 @@ export async function launchAgent(
     const audit = await buildAuditApi({
       ...{ ...context, stores, localGroups: options.localGroups, limits: options.auditLimits },
       committed: (records) => activity.pipeline.committedElsewhere(records),
+      fleet: () => fleet.current(), // a member's audit API serves the fleet database
     });
     cleanups.add(audit.stop);
     const api = await buildAgentApi({

@@ -247,14 +247,12 @@ export function buildAuditApp(deps: AuditAppDeps): Koa {
       setImmediate(() => {
         deps.service
           .page(page.next, query.count, () => false)
-          .then(
-            async (ahead) => {
-              if (ahead.seqs.length !== query.count) return;
-              const slices = await pageSlices(deps.records, ahead.seqs, limits.sliceBytes);
-              readAhead.put(key, { ...ahead, pageSlices: slices, slices: prepareSlices(deps.records, slices) });
-            },
-            () => undefined, // the request for that page will report any failure itself
-          );
+          .then(async (ahead) => {
+            if (ahead.seqs.length !== query.count) return;
+            const slices = await pageSlices(deps.records, ahead.seqs, limits.sliceBytes);
+            readAhead.put(key, { ...ahead, pageSlices: slices, slices: prepareSlices(deps.records, slices) });
+          })
+          .catch(() => undefined); // the request for that page will report any failure itself
       });
     }
   });

@@ -125,6 +125,10 @@ export class PgAuditRecords implements AuditRecords {
     const client = await this.pool.connect().catch((error: unknown) => {
       throw unavailable(error);
     });
+    // A server going away while the connection is checked out is reported on it as an event:
+    // the query in progress fails with it too, so the event itself needs no handling.
+    const ignore = (): void => undefined;
+    client.on('error', ignore);
     let failed = false;
     try {
       await client.query('BEGIN READ ONLY');
@@ -141,6 +145,7 @@ export class PgAuditRecords implements AuditRecords {
       throw error instanceof PageCancelled ? error : unavailable(error);
     } finally {
       // A connection whose transaction failed is closed, not handed to the next query.
+      client.off('error', ignore);
       client.release(failed);
     }
   }
@@ -189,9 +194,15 @@ export class PgAuditRecords implements AuditRecords {
 
   async write(records: readonly NewActivityRecord[], committed: (stored: ActivityRecord[]) => void): Promise<void> {
     const { fleet, local } = this.options;
-    if (fleet.state() !== 'connected') {
-      throw new AuditDatabaseError('the fleet database cannot be reached; nothing was written');
-    }
+    // The forwarder learns of an outage only when it next sends a batch: ask the database now,
+    // so that a write it cannot take is refused before anything is stored.
+    const reachable =
+      fleet.state() === 'connected' &&
+      (await this.query('SELECT 1', []).then(
+        () => true,
+        () => false,
+      ));
+    if (!reachable) throw new AuditDatabaseError('the fleet database cannot be reached; nothing was written');
     await local.write(records, committed);
     // Forwarding is in seq order: once the newest local record is there, so are these.
     const newest = local.maxSeq();
