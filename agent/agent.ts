@@ -166,7 +166,7 @@ export async function launchAgent(
       ...{ settings, auth, activity, resources, endpoints, log },
       ...{ version: options.version ?? '0.0.0', startedAt: new Date(startedAt).toISOString() },
       signingKey: { publicKey: integrity.key.publicKeyPem, fingerprint: integrity.key.fingerprint },
-      fleetProblem: () => fleet.problem(),
+      ...{ fleetProblem: () => fleet.problem(), fleetMembers: () => fleet.knownMembers() },
     });
     const consoleSide = await buildConsole({
       ...{ ...context, identity, endpoints, activity, auth, resources, audit, stores, now },

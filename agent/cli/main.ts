@@ -35,7 +35,7 @@ const USAGE = `usage:
   ${CLIENT_USAGE}
   ${CONSOLE_USAGE}
   ${USER_USAGE}
-  vigil verify [--data-dir DIR] [--public-key FILE.pem]
+  vigil verify [--data-dir DIR] [--public-key FILE.pem] | --fleet [--data-dir DIR]
   vigil fleet join URL [--password-stdin] | leave | status [--data-dir DIR]
   vigil --version`;
 

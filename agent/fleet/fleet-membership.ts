@@ -34,6 +34,8 @@ export interface FleetMembership {
   /** Looks for new local records now (after a local write). */
   nudge(): void;
   members(): Promise<FleetMember[]>;
+  /** The members as of the last heartbeat (the agent API lists them without a round trip). */
+  knownMembers(): readonly FleetMember[];
   stop(): Promise<void>;
 }
 
@@ -57,7 +59,11 @@ export interface FleetMembershipOptions {
 export async function startFleetMembership(options: FleetMembershipOptions): Promise<FleetMembership> {
   const { log } = options;
   const pool = openFleetPool({ database: options.database }, options.dataDir);
-  const register = (): Promise<void> => registerMember(pool, { id: options.agentId, ...options.registration() });
+  let known: readonly FleetMember[] = [];
+  const register = async (): Promise<void> => {
+    await registerMember(pool, { id: options.agentId, ...options.registration() });
+    known = await listMembers(pool);
+  };
   const upkeep = async (): Promise<void> => {
     await ensurePartitions(pool);
     const dropped = await dropPartitionsBefore(pool, retentionCutoff(Date.now(), options.retentionDays()));
@@ -102,6 +108,7 @@ export async function startFleetMembership(options: FleetMembershipOptions): Pro
     waitForwarded: (seq, timeoutMs) => forwarder.waitForwarded(seq, timeoutMs),
     nudge: () => forwarder.nudge(),
     members: () => listMembers(pool),
+    knownMembers: () => known,
     stop: () =>
       (stopping ??= (async () => {
         for (const timer of timers) clearInterval(timer);

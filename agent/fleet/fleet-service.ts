@@ -19,6 +19,8 @@ export interface FleetService {
   status(): Promise<FleetStatusView>;
   /** The fleet's members, or null when this agent is not a member or the database is unreachable. */
   members(): Promise<FleetMember[] | null>;
+  /** The fleet's members as of the last heartbeat; empty when this agent is not a member. */
+  knownMembers(): readonly FleetMember[];
   /** Makes this agent a member of the fleet database `database` (the password is kept owner-only). */
   join(database: string, password: string | null): Promise<FleetStatusView>;
   leave(): Promise<void>;

@@ -58,13 +58,20 @@ export class FleetUnreachableError extends Error {
   override name = 'FleetUnreachableError';
 }
 
-/** The insert of one batch: one statement whatever the batch size, its columns as arrays. */
+/**
+ * The insert of one batch: one statement, one round trip, whatever the batch size (its columns
+ * as arrays). It takes the inserts lock before its first row gets its `seq` and holds it to its
+ * commit, so the fleet's `seq` order is its commit order; one statement keeps the lock held for
+ * the statement's own work only, not for client round trips.
+ */
 const INSERT = `
   INSERT INTO vigil_records (agent_id, agent_seq, rid, when_ms, who, action, what, location, object_type,
                              data_source, plan_name, plan_id, item_name, workstation, details, chain, day)
-  SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[],
-                           $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[],
-                           $14::text[], $15::text[], $16::bytea[], $17::date[])
+  SELECT $1, u.*
+    FROM (SELECT pg_advisory_xact_lock(${ADVISORY_KEYS.inserts})) AS inserts_lock,
+         unnest($2::bigint[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[],
+                $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[],
+                $14::text[], $15::text[], $16::bytea[], $17::date[]) AS u
   ON CONFLICT DO NOTHING`;
 
 export function insertParameters(agentId: string, rows: readonly ForwardedRow[]): unknown[] {
@@ -92,20 +99,7 @@ export function insertParameters(agentId: string, rows: readonly ForwardedRow[])
 
 /** Inserts the rows in one transaction that holds the inserts lock (seq order is commit order). */
 export async function insertRecords(pool: pg.Pool, agentId: string, rows: readonly ForwardedRow[]): Promise<void> {
-  const client = await pool.connect();
-  let broken = false;
-  try {
-    await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock($1)', [ADVISORY_KEYS.inserts]);
-    await client.query(INSERT, insertParameters(agentId, rows));
-    await client.query('COMMIT');
-  } catch (error) {
-    broken = true;
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release(broken);
-  }
+  await pool.query(INSERT, insertParameters(agentId, rows));
 }
 
 export class RecordForwarder {

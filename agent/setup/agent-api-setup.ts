@@ -19,6 +19,7 @@ import type { Logger } from '../log/logger.js';
 import type { ResourceServices } from '../resources/resource-services.js';
 import type { Endpoints } from './endpoints.js';
 import { localAgentStatus } from './local-status.js';
+import type { FleetMember } from '../fleet/fleet-registry.js';
 
 export interface AgentApiSetup {
   app: Koa;
@@ -40,6 +41,8 @@ export async function buildAgentApi(deps: {
   signingKey: AgentSigningKey;
   /** The fleet database's reachability (docs/fleet.md): the agent's status is Warning while it fails. */
   fleetProblem?: () => string | null;
+  /** The other members of the fleet (docs/fleet.md), listed by GET /api/v1/agents. */
+  fleetMembers?: () => readonly FleetMember[];
   log: Logger;
 }): Promise<AgentApiSetup> {
   const { settings, auth, activity, endpoints } = deps;
@@ -62,6 +65,7 @@ export async function buildAgentApi(deps: {
     logFiles: activity.logFiles,
     status: activity.status,
     startedAt: deps.startedAt,
+    ...(deps.fleetMembers ? { fleetMembers: deps.fleetMembers } : {}),
   });
   const app = buildApiApp({
     log: deps.log.child('api'),

@@ -104,6 +104,7 @@ export function createFleetService(deps: FleetSetupDeps): FleetService {
 
   return {
     current: () => membership,
+    knownMembers: () => membership?.knownMembers() ?? [],
     status,
     async members() {
       const current = membership;

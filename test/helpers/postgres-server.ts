@@ -6,13 +6,13 @@
  * `.ci/run` installs the packages.
  */
 import { execFile, execFileSync } from 'node:child_process';
+import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { freeTcpPort } from './rsyslog.js';
 
 const run = promisify(execFile);
 
@@ -54,6 +54,15 @@ export function urlWithPassword(url: string, password: string): string {
   const parsed = new URL(url);
   parsed.password = encodeURIComponent(password);
   return parsed.toString();
+}
+
+/** A port nothing listens on now (this helper imports nothing of vitest, so benchmarks use it too). */
+async function freeTcpPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 function accountIds(name: string): { uid: number; gid: number } {

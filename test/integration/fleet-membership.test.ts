@@ -117,6 +117,34 @@ describe('fleet membership', () => {
     expect(status.members.every((m) => m.status === 'OK')).toBe(true);
   });
 
+  it("lists the fleet's agents on any member, with their hosts; Access activity data still sees only the local agent", async () => {
+    const all = agents.slice(0, 3);
+    const other = all[1]!;
+    const reader = await obtainTokens(first, await enrolClient(first, ['read']));
+    const listed = await waitFor(
+      async () => {
+        const response = await apiRequest(first, { path: '/api/v1/agents', headers: bearer(reader.access_token) });
+        return JSON.parse(response.text) as Array<{ id: string; version: string; status: { type: string } }>;
+      },
+      (list) => list.length === 3,
+      15_000,
+      'three agents listed',
+    );
+    expect(listed.map((a) => a.id).sort()).toEqual(all.map((a) => a.agentId).sort());
+    expect(listed.find((a) => a.id === other.agentId)!.status.type).toBe('OK');
+    const hosts = await apiRequest(first, {
+      path: `/api/v1/agents/${other.agentId}/hosts`,
+      headers: bearer(reader.access_token),
+    });
+    expect(hosts.status).toBe(200);
+    expect((JSON.parse(hosts.text) as Array<{ name: string }>).map((h) => h.name)).toEqual(
+      other.settings.current.hosts.map((h) => h.name),
+    );
+    const activityOnly = await obtainTokens(first, await enrolClient(first, ['accessActivityData']));
+    const limited = await apiRequest(first, { path: '/api/v1/agents', headers: bearer(activityOnly.access_token) });
+    expect((JSON.parse(limited.text) as Array<{ id: string }>).map((a) => a.id)).toEqual([first.agentId]);
+  });
+
   it('rides out a PostgreSQL outage: monitoring goes on, backlog grows, status says unreachable; then catches up exactly once', async () => {
     const watched = makeTempDir('vigil-fleet-watched-');
     await monitorFolders(first, [watched]);
