@@ -32,6 +32,9 @@ import { openStores, type AuditStores } from './setup/stores.js';
 import type { AuditUserService } from './users/audit-user-service.js';
 import { loadOrCreateIdentity, type TlsIdentity } from './tls/certificate.js';
 import { startIntegrity } from './integrity/integrity-setup.js';
+import { createFleetService, type FleetSetupDeps } from './setup/fleet-setup.js';
+import type { FleetService } from './fleet/fleet-service.js';
+import { ensureLocalAgentId } from './api/local-agent.js';
 
 // Code outside agent/ that hosts the agent (the tray app in main/) imports this file only
 // (test/layers.test.ts); what it needs to name besides startAgent is re-exported here.
@@ -73,6 +76,8 @@ export interface AgentOptions {
   connectionLimits?: { maxConnections?: number; maxPerAddress?: number };
   /** Overrides of the audit API's limits (agent/audit/audit-limits.ts; tests make them small). */
   auditLimits?: Partial<AuditLimits>;
+  /** Fleet timings (docs/fleet.md; tests shorten the poll, heartbeat and reconnect pacing). */
+  fleet?: FleetSetupDeps['tuning'];
 }
 
 /** What the tray app (main/) and `vigil agent` use of a running agent. */
@@ -108,6 +113,8 @@ export interface AgentInternals {
   readonly apiRoutes: readonly RouteInfo[];
   /** Every route of the console API, as registered (all behind its guard). */
   readonly consoleRoutes: readonly RouteInfo[];
+  /** Membership of a fleet database (docs/fleet.md). */
+  readonly fleet: FleetService;
 }
 
 export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
@@ -147,22 +154,29 @@ export async function launchAgent(
     const { auth, stop: stopAuth } = await startAuth({ ...context, now, tokenSync: options.tokenSync });
     cleanups.add(stopAuth);
     const endpoints = new Endpoints(() => settings.current.auditApi.vendor);
+    const fleet = createFleetService({
+      ...{ paths, settings, agentId: await ensureLocalAgentId(settings), log, tuning: options.fleet },
+      ...{ version: options.version ?? null, apiPort: () => endpoints.ports.api },
+    });
+    cleanups.add(() => fleet.stop());
     const reachability = options.agentChecks ? { reachability: options.agentChecks } : {};
     const resources = startResourceServices({ ...context, domainPasswords, ...reachability });
     cleanups.add(() => resources.reachability.stop());
     const audit = await buildAuditApi({
       ...{ ...context, stores, localGroups: options.localGroups, limits: options.auditLimits },
       committed: (records) => activity.pipeline.committedElsewhere(records),
+      fleet: () => fleet.current(), // a member's audit API serves the fleet database
     });
     cleanups.add(audit.stop);
     const api = await buildAgentApi({
       ...{ settings, auth, activity, resources, endpoints, log },
       ...{ version: options.version ?? '0.0.0', startedAt: new Date(startedAt).toISOString() },
       signingKey: { publicKey: integrity.key.publicKeyPem, fingerprint: integrity.key.fingerprint },
+      ...{ fleetProblem: () => fleet.problem(), fleetMembers: () => fleet.knownMembers() },
     });
     const consoleSide = await buildConsole({
       ...{ ...context, identity, endpoints, activity, auth, resources, audit, stores, now },
-      ...{ version: options.version ?? null, startedAt, signingKeySha256: integrity.key.fingerprint },
+      ...{ version: options.version ?? null, startedAt, signingKeySha256: integrity.key.fingerprint, fleet },
       signingPublicKey: integrity.key.publicKeyPem,
     });
     cleanups.add(consoleSide.stop);
@@ -171,6 +185,7 @@ export async function launchAgent(
     cleanups.add(listeners.stop);
     cleanups.add(() => consoleSide.endStreams()); // before the listeners close
     endpoints.bind(listeners.ports);
+    await fleet.start(); // registers the bound API port
     await lock.write(endpoints.consoleUrl());
     log.info('agent started', { dataDir: paths.root, certificateSha256: identity.fingerprint256 });
 
@@ -189,6 +204,7 @@ export async function launchAgent(
       ...{ settings, allowList: listeners.allowList, ports: endpoints.ports, store, activity, auth, resources },
       ...{ audit: { store, index, users: audit.users }, agentId: api.agentId, apiRoutes: api.routes },
       consoleRoutes: consoleSide.routes,
+      fleet,
     };
     return { running, internals };
   } catch (error) {

@@ -40,6 +40,8 @@ export const CONSOLE_SESSION_FRAGMENT = 'session';
 
 export const ConsolePaths = {
   status: '/api/status',
+  /** GET: fleet status; PUT `{database, password?}`: join; DELETE: leave (docs/fleet.md). */
+  fleet: '/api/fleet',
   /** GET ?challenge=… (no credential): `{ proof }`, the console's proof that it holds the token. */
   identityProof: '/api/identity-proof',
   /** GET: DiagnosticsResponse. */

@@ -107,6 +107,7 @@ export const AGENT_LAYERS = [
   'pipeline',
   'config',
   'integrity',
+  'fleet',
   'tls',
   'net',
   'platform',

@@ -35,6 +35,19 @@ import { agentPatchSchema, hostPatchSchema } from './openapi/patch-schemas.js';
 import { domainViewSchema } from './schemas/domain-schemas.js';
 import { hostCreateSchema, hostViewSchema } from './schemas/host-schemas.js';
 import { jsonContent, listOf, mergePatchContent, type AgentApiRouter } from './openapi/route-doc.js';
+import { fleetMemberView } from './views/fleet-member-view.js';
+import type { FleetMember } from '../fleet/fleet-registry.js';
+
+/** Members of this agent's fleet other than itself and than agents registered here by hand. */
+function fleetMembers(deps: ResourceRouteDeps): FleetMember[] {
+  return (deps.fleetMembers?.() ?? []).filter(
+    (m) => m.id !== deps.localAgent.id && deps.agents.findRegistered(m.id) === undefined,
+  );
+}
+
+function findFleetMember(deps: ResourceRouteDeps, id: string): FleetMember | undefined {
+  return fleetMembers(deps).find((m) => m.id === id);
+}
 
 /**
  * The JSON of each view of the local agent, kept as long as its (frozen, cached) description
@@ -56,13 +69,18 @@ function sendJson(ctx: Koa.Context, text: string): void {
   ctx.body = text;
 }
 
-/** The local agent first, then the registered ones in the order they were registered. */
+/** The local agent first, then the registered ones in the order they were registered, then the fleet's. */
 function allAgents(ctx: Koa.Context, deps: ResourceRouteDeps): AgentDetailedView[] {
   const links = linksOf(ctx, deps);
   const local = deps.localAgent.describe(links.origin);
   const registered = deps.agents.registered();
-  if (registered.length === 0) return [local];
-  return [local, ...registered.map((a) => registeredAgentView(a, deps.reachability.status(a), links))];
+  const members = fleetMembers(deps);
+  if (registered.length === 0 && members.length === 0) return [local];
+  return [
+    local,
+    ...registered.map((a) => registeredAgentView(a, deps.reachability.status(a), links)),
+    ...members.map((m) => fleetMemberView(m, links)),
+  ];
 }
 
 function localityOf(deps: ResourceRouteDeps): (agent: { id: string }) => Locality {
@@ -83,7 +101,9 @@ export function renderAgentList(
 function findAgent(ctx: Koa.Context, deps: ResourceRouteDeps, id: string): AgentDetailedView | undefined {
   if (id === deps.localAgent.id) return deps.localAgent.describe(linksOf(ctx, deps).origin);
   const registered = deps.agents.findRegistered(id);
-  return registered && registeredAgentView(registered, deps.reachability.status(registered), linksOf(ctx, deps));
+  if (registered) return registeredAgentView(registered, deps.reachability.status(registered), linksOf(ctx, deps));
+  const member = findFleetMember(deps, id);
+  return member && fleetMemberView(member, linksOf(ctx, deps));
 }
 
 /**
@@ -101,7 +121,7 @@ function agentContainer(
 ): { id: string; local: boolean } {
   const id = pathParam(ctx, 'agentId');
   const local = id === deps.localAgent.id;
-  const exists = local || deps.agents.findRegistered(id) !== undefined;
+  const exists = local || deps.agents.findRegistered(id) !== undefined || findFleetMember(deps, id) !== undefined;
   if (!local && !apiAuth(ctx).access.allows('agent', 'read', 'other')) throw forbiddenById('agent', 'read');
   resolve(ctx, kind, action, exists ? id : undefined, 'there is no such agent', local ? 'local' : 'other');
   return { id, local };
@@ -238,19 +258,20 @@ export function registerAgentRoutes(router: AgentApiRouter, deps: ResourceRouteD
     },
   );
 
-  // Hosts of an agent: the local agent's are this agent's hosts; a registered agent's are not known here.
+  // Hosts of an agent: the local agent's are this agent's hosts; a fleet member's are what it
+  // registered in the fleet database (docs/fleet.md); a registered agent's are not known here.
   router.get(
     '/api/v1/agents/:agentId/hosts',
     {
       tag: 'Agents',
-      summary: 'Hosts monitored by an agent (a registered agent’s are not known here: empty)',
+      summary: 'Hosts monitored by an agent (a fleet member’s as it registered them; a registered agent’s: empty)',
       ok: { status: 200, description: 'Hosts', schema: listOf(hostViewSchema) },
       errors: [404],
     },
     requirePermission('host', 'read'),
     (ctx) => {
-      const { local } = agentContainer(ctx, deps, 'host', 'read');
-      ctx.body = local ? listHosts(ctx, deps) : [];
+      const { id, local } = agentContainer(ctx, deps, 'host', 'read');
+      ctx.body = local ? listHosts(ctx, deps) : (findFleetMember(deps, id)?.hosts ?? []);
     },
   );
 

@@ -9,6 +9,7 @@ import type { HostService } from '../resources/host-service.js';
 import type { OutputService } from '../resources/output-service.js';
 import type { PolicyService } from '../resources/policy-service.js';
 import type { StatusRegistry } from '../status/status-registry.js';
+import type { FleetMember } from '../fleet/fleet-registry.js';
 import type { LocalAgent } from './local-agent.js';
 import { ApiLinks } from './views/api-links.js';
 import type { OutputViewDeps } from './views/output-view.js';
@@ -28,6 +29,8 @@ export interface ResourceRouteDeps {
   domainStatus?: DomainStatusBoard;
   /** ISO time the agent started: the time of a status nothing has reported yet. */
   startedAt: string;
+  /** The other members of this agent's fleet, as of the last heartbeat (docs/fleet.md). */
+  fleetMembers?: () => readonly FleetMember[];
 }
 
 export function linksOf(ctx: Koa.Context, deps: ResourceRouteDeps): ApiLinks {

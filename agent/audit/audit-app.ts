@@ -12,7 +12,7 @@ import type { Logger } from '../log/logger.js';
 import type { AuditUserService } from '../users/audit-user-service.js';
 import type { AuditRole } from '../config/settings-schema.js';
 import type { TurnQueue } from '../util/turn-queue.js';
-import { AuditDatabaseError, PageCancelled } from '../store/audit-reader.js';
+import { AuditDatabaseError, PageCancelled, type AuditRecords } from '../store/audit-records.js';
 import { AuditError, EmptyResponse, ErrorCodes, serverError } from './audit-errors.js';
 import { AUDIT_LIMITS, type AuditLimits } from './audit-limits.js';
 import { BodyTooLargeError, readBody } from '../http/read-body.js';
@@ -34,7 +34,6 @@ import { jsonBody, xmlBody } from './request-body.js';
 import { errorListJson, errorListXml } from './response-writers.js';
 import { markFromJson, markFromXml, searchFromJson, searchFromXml } from './search-request.js';
 import { vendorProfile } from './vendor-profile.js';
-import type { AuditReader } from '../store/audit-reader.js';
 
 export interface AuditAppDeps {
   log: Logger;
@@ -42,7 +41,8 @@ export interface AuditAppDeps {
   vendor: () => string;
   users: AuditUserService;
   service: AuditService;
-  reader: AuditReader;
+  /** The records served (store/audit-records.ts): the service's, for fetching its pages. */
+  records: AuditRecords;
   parsePool: BodyParsePool;
   /** The scheduler shared with the reader's searches and the page streams (turn-queue.ts). */
   turns: TurnQueue;
@@ -207,7 +207,7 @@ export function buildAuditApp(deps: AuditAppDeps): Koa {
       const bytes = await readAuditBody(ctx, limits.readBodyBytes);
       await deps.turns.turn(); // see below
       incomingMark = query.format === 'json' ? markFromJson(jsonBody(bytes)) : markFromXml(xmlBody(bytes), profile);
-      position = deps.service.resume(incomingMark, '/ContinuationMark');
+      position = await deps.service.resume(incomingMark, '/ContinuationMark');
     } else {
       const bytes = await readAuditBody(ctx, limits.readBodyBytes);
       // Parsing and compiling take turns with the searches' steps: 200 requests whose bodies
@@ -220,7 +220,7 @@ export function buildAuditApp(deps: AuditAppDeps): Koa {
             ? searchFromJson(jsonBody(bytes))
             : searchFromXml(xmlBody(bytes), profile);
       if (request.mark !== null) {
-        position = deps.service.resume(request.mark, '/ActivityRecordSearch/ContinuationMark');
+        position = await deps.service.resume(request.mark, '/ActivityRecordSearch/ContinuationMark');
         if (request.conditions !== null) {
           deps.service.checkSameSearch(position, request.conditions, '/ActivityRecordSearch/ContinuationMark');
         }
@@ -244,17 +244,17 @@ export function buildAuditApp(deps: AuditAppDeps): Koa {
     ctx.set('Cache-Control', 'no-store');
     ctx.type = query.format === 'json' ? 'application/json; charset=utf-8' : 'application/xml; charset=utf-8';
     const recordPage = {
-      reader: deps.reader,
+      records: deps.records,
       turns: deps.turns,
       seqs: page.seqs,
       format: query.format,
       profile,
       mark: page.mark,
-      slices: prepared?.pageSlices ?? pageSlices(deps.reader, page.seqs, limits.sliceBytes),
+      slices: prepared?.pageSlices ?? (await pageSlices(deps.records, page.seqs, limits.sliceBytes)),
       ...(prepared ? { prepared: prepared.slices } : {}),
     };
     // Large pages are streamed a slice at a time; small ones leave in one write.
-    ctx.body = isSmallPage(recordPage) ? recordPageBuffer(recordPage) : recordPageStream(recordPage);
+    ctx.body = isSmallPage(recordPage) ? await recordPageBuffer(recordPage) : recordPageStream(recordPage);
 
     // A full page of an export in JSON: prepare the next one while the client reads this one.
     if (query.format === 'json' && position.conditions.length === 0 && page.seqs.length === query.count) {
@@ -262,14 +262,12 @@ export function buildAuditApp(deps: AuditAppDeps): Koa {
       setImmediate(() => {
         deps.service
           .page(page.next, query.count, () => false)
-          .then(
-            (ahead) => {
-              if (ahead.seqs.length !== query.count) return;
-              const slices = pageSlices(deps.reader, ahead.seqs, limits.sliceBytes);
-              readAhead.put(key, { ...ahead, pageSlices: slices, slices: prepareSlices(deps.reader, slices) });
-            },
-            () => undefined, // the request for that page will report any failure itself
-          );
+          .then(async (ahead) => {
+            if (ahead.seqs.length !== query.count) return;
+            const slices = await pageSlices(deps.records, ahead.seqs, limits.sliceBytes);
+            readAhead.put(key, { ...ahead, pageSlices: slices, slices: prepareSlices(deps.records, slices) });
+          })
+          .catch(() => undefined); // the request for that page will report any failure itself
       });
     }
   });

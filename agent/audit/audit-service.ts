@@ -6,20 +6,21 @@
 import type { ActivityRecord, NewActivityRecord } from '../../shared/activity-record.js';
 import { canonicalConditions, sameConditions, type FilterCondition } from '../../shared/audit-filters.js';
 import { compileSearch } from '../store/audit-query.js';
-import { AuditDatabaseError, type AuditReader } from '../store/audit-reader.js';
-import { AuditWriteFailure, type AuditWriter } from '../store/audit-writer.js';
-import type { SearchIndex } from '../store/search-index.js';
+import type { AuditReader } from '../store/audit-reader.js';
+import type { AuditRecords } from '../store/audit-records.js';
 import { GroupsUnsupportedError, type GroupResolver } from '../platform/local-groups.js';
 import { ErrorCodes, inputError } from './audit-errors.js';
-import { InvalidMarkError, type MarkCodec, type MarkPayload } from './continuation-mark.js';
+import { InvalidMarkError, MarkCodec, type MarkPayload } from './continuation-mark.js';
 
 export interface AuditServiceDeps {
+  /**
+   * The records the audit API serves: this agent's SQLite database, or the fleet's database
+   * for a fleet member (store/audit-records.ts).
+   */
+  records: AuditRecords;
+  /** This agent's own database, for the console's newest-first activity search. */
   reader: AuditReader;
-  /** Stores the audit API's writes (in a worker thread). */
-  writer: AuditWriter;
-  marks: MarkCodec;
   groups: GroupResolver;
-  index?: SearchIndex;
   /**
    * After COMMIT of records written here: the pipeline's after-commit path (live feed, outputs
    * that take them), so every record reaches its readers the same way whatever its source.
@@ -36,7 +37,16 @@ export interface PageOutcome {
 }
 
 export class AuditService {
+  private codec: { key: Buffer; codec: MarkCodec } | null = null;
+
   constructor(private readonly deps: AuditServiceDeps) {}
+
+  /** The codec of the records' mark key; the store says which key (it never changes while it runs). */
+  private async marks(): Promise<MarkCodec> {
+    const key = await this.deps.records.markKey();
+    if (this.codec === null || !this.codec.key.equals(key)) this.codec = { key, codec: new MarkCodec(key) };
+    return this.codec.codec;
+  }
 
   /** A new search (or enumeration, with no conditions) from its first page. */
   start(conditions: readonly FilterCondition[]): MarkPayload {
@@ -44,9 +54,10 @@ export class AuditService {
   }
 
   /** Reads a client's mark; a forged, edited or foreign one is an InputError. */
-  resume(mark: string, location: string): MarkPayload {
+  async resume(mark: string, location: string): Promise<MarkPayload> {
+    const marks = await this.marks();
     try {
-      return this.deps.marks.decode(mark);
+      return marks.decode(mark);
     } catch (error) {
       if (error instanceof InvalidMarkError) {
         throw inputError(ErrorCodes.invalidMark, `Invalid ContinuationMark: ${error.message}`, location);
@@ -99,13 +110,15 @@ export class AuditService {
   /** Finds the next page; its mark continues after it (also when it is empty: for records written later). */
   async page(position: MarkPayload, count: number, cancelled: () => boolean): Promise<PageOutcome> {
     const members = await this.groupMembers(position.conditions);
-    const compiled = compileSearch(position.conditions, {
+    const marks = await this.marks();
+    const query = {
+      conditions: position.conditions,
       reference: position.reference,
-      groupMembers: (group) => members.get(group) ?? [],
-    });
-    const found = await this.deps.reader.findPage(compiled, position.after, count, cancelled);
+      groupMembers: (group: string) => members.get(group) ?? [],
+    };
+    const found = await this.deps.records.findPage(query, position.after, count, cancelled);
     const next = { ...position, after: found.through };
-    return { seqs: found.seqs, mark: this.deps.marks.encode(next), next };
+    return { seqs: found.seqs, mark: marks.encode(next), next };
   }
 
   /**
@@ -130,20 +143,12 @@ export class AuditService {
   }
 
   /**
-   * Stores the records in one transaction (all or nothing), in the writer thread
-   * (store/audit-writer.ts), and resolves once they are committed. A problem with the file is a
-   * ServerError naming it; the writer opens the file again before the next batch, so writes
-   * recover by themselves once the file is back. Once committed, the records go to `committed`
-   * (the live feed), like the pipeline's.
+   * Stores the records in one transaction (all or nothing) and resolves once a search sees them
+   * (store/audit-records.ts). Once committed in this agent's database, the records go to
+   * `committed` (the live feed), like the pipeline's. A store that cannot be reached is an
+   * AuditDatabaseError, which the API answers with a ServerError.
    */
   async write(records: readonly NewActivityRecord[]): Promise<void> {
-    let stored: ActivityRecord[];
-    try {
-      stored = await this.deps.writer.write(records);
-    } catch (error) {
-      throw error instanceof AuditWriteFailure ? new AuditDatabaseError(error.message) : error;
-    }
-    this.deps.index?.poke();
-    this.deps.committed?.(stored);
+    await this.deps.records.write(records, (stored) => this.deps.committed?.(stored));
   }
 }

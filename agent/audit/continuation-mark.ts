@@ -76,18 +76,23 @@ export class MarkCodec {
 
   /** Reads the key from `<secrets>/audit-mark-key`, creating it (0600, durably) on first use. */
   static async load(secretsDir: string): Promise<MarkCodec> {
+    return new MarkCodec(await MarkCodec.loadKey(secretsDir));
+  }
+
+  /** The key of `load`, for a record store that hands it out (store/audit-records.ts). */
+  static async loadKey(secretsDir: string): Promise<Buffer> {
     const file = path.join(secretsDir, MARK_KEY_FILE);
     await fs.mkdir(secretsDir, { recursive: true, mode: 0o700 });
     try {
       const key = await fs.readFile(file);
-      if (key.length === KEY_BYTES) return new MarkCodec(key);
+      if (key.length === KEY_BYTES) return key;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
     // Missing or not a key: a new one. Marks issued under the old key stop working (400).
     const key = crypto.randomBytes(KEY_BYTES);
     await writeFileDurably(file, key, { mode: 0o600 });
-    return new MarkCodec(key);
+    return key;
   }
 
   private mac(payload: Buffer): Buffer {

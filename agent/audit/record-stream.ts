@@ -5,7 +5,7 @@
  */
 import { Readable } from 'node:stream';
 import { rawToRecord } from '../store/raw-record.js';
-import type { AuditReader } from '../store/audit-reader.js';
+import type { AuditRecords } from '../store/audit-records.js';
 import type { TurnQueue } from '../util/turn-queue.js';
 import type { VendorProfile } from './vendor-profile.js';
 import {
@@ -22,12 +22,12 @@ export type WireFormat = 'xml' | 'json';
 const SLICE = 1000;
 
 export interface RecordPage {
-  reader: AuditReader;
+  records: AuditRecords;
   seqs: readonly number[];
   format: WireFormat;
   profile: VendorProfile;
   mark: string | null;
-  /** Where the slices take turns with searches and other streams: the reader's queue by default. */
+  /** Where the slices take turns with searches and other streams: the store's queue by default. */
   turns?: TurnQueue;
   /** The slices of `seqs` (pageSlices). */
   slices: number[][];
@@ -40,8 +40,12 @@ export interface RecordPage {
  * bytes each (a record larger than that is a slice of its own), so a page of large records never
  * becomes one value too large for SQLite or V8 (docs/security.md F19).
  */
-export function pageSlices(reader: AuditReader, seqs: readonly number[], maxBytes: number): number[][] {
-  return reader.slices(seqs, SLICE, maxBytes);
+export async function pageSlices(
+  records: { slices(seqs: readonly number[], maxRecords: number, maxBytes: number): Promise<number[][]> | number[][] },
+  seqs: readonly number[],
+  maxBytes: number,
+): Promise<number[][]> {
+  return records.slices(seqs, SLICE, maxBytes);
 }
 
 /**
@@ -51,13 +55,13 @@ export function pageSlices(reader: AuditReader, seqs: readonly number[], maxByte
  * overlaps, and on two cores a third busy thread only made both sides slower and the agent's
  * memory larger (docs/benchmarks.md).
  */
-export function prepareSlices(reader: AuditReader, slices: readonly number[][]): Array<Promise<Buffer>> {
+export function prepareSlices(records: AuditRecords, slices: readonly number[][]): Array<Promise<Buffer>> {
   let previous: Promise<unknown> = Promise.resolve();
   return slices.map((slice) => {
     const built = previous
       .catch(() => undefined)
       .then(() => new Promise((resolve) => setImmediate(resolve)))
-      .then(() => reader.fetchJson(slice));
+      .then(() => records.fetchJson(slice));
     previous = built;
     return built;
   });
@@ -69,7 +73,7 @@ async function* chunks(page: RecordPage): AsyncGenerator<string | Buffer> {
   const json = page.format === 'json';
   yield json ? RECORD_LIST_JSON_HEAD : recordListXmlHead(page.profile, page.mark);
   const slices = page.slices;
-  const turns = page.turns ?? page.reader.turns;
+  const turns = page.turns ?? page.records.turns;
   if (json) {
     const prepared = page.prepared && page.prepared.length === slices.length ? page.prepared : null;
     prepared?.forEach((p) => p.catch(() => undefined)); // awaited below; not an unhandled rejection meanwhile
@@ -77,7 +81,7 @@ async function* chunks(page: RecordPage): AsyncGenerator<string | Buffer> {
     for (let i = 0; i < slices.length; i++) {
       // A prepared slice that failed is built again here (which reports a real database failure).
       const ready = prepared ? await prepared[i]!.catch(() => null) : null;
-      const bytes = ready ?? page.reader.fetchJson(slices[i]!);
+      const bytes = ready ?? (await page.records.fetchJson(slices[i]!));
       if (bytes.length > 0) {
         if (!first) yield COMMA;
         yield bytes;
@@ -89,7 +93,7 @@ async function* chunks(page: RecordPage): AsyncGenerator<string | Buffer> {
     for (const slice of slices) {
       // A record removed by retention since the page was chosen is simply not there.
       let out = '';
-      for (const row of page.reader.fetchRaw(slice)) out += recordXml(rawToRecord(row));
+      for (const row of await page.records.fetchRaw(slice)) out += recordXml(rawToRecord(row));
       yield out;
       await turns.turn(); // one slice per turn among all streams and searches
     }
@@ -106,12 +110,12 @@ export const SMALL_PAGE = 200;
 export const isSmallPage = (page: RecordPage): boolean => page.seqs.length <= SMALL_PAGE && page.slices.length <= 1;
 
 /** A small page as one buffer (the first page of a selective search, the empty last page). */
-export function recordPageBuffer(page: RecordPage): Buffer {
+export async function recordPageBuffer(page: RecordPage): Promise<Buffer> {
   const json = page.format === 'json';
   const parts: Array<Buffer | string> = [json ? RECORD_LIST_JSON_HEAD : recordListXmlHead(page.profile, page.mark)];
   if (page.seqs.length > 0) {
-    if (json) parts.push(page.reader.fetchJson([...page.seqs]));
-    else for (const row of page.reader.fetchRaw(page.seqs)) parts.push(recordXml(rawToRecord(row)));
+    if (json) parts.push(await page.records.fetchJson([...page.seqs]));
+    else for (const row of await page.records.fetchRaw(page.seqs)) parts.push(recordXml(rawToRecord(row)));
   }
   parts.push(json ? recordListJsonTail(page.mark) : RECORD_LIST_XML_TAIL);
   return Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)));

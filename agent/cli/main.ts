@@ -29,6 +29,7 @@ const COMMANDS: Record<string, Command> = {
   client: runClientCommand,
   console: runConsoleCommand,
   verify: async (argv) => (await import('./verify-command.js')).runVerifyCommand(argv),
+  fleet: async (argv) => (await import('./fleet-command.js')).runFleetCommand(argv),
 };
 
 const USAGE = `usage:
@@ -37,7 +38,8 @@ const USAGE = `usage:
   ${CONSOLE_USAGE}
   ${USER_USAGE}
   ${DOMAIN_USAGE}
-  vigil verify [--data-dir DIR] [--logs FOLDER] [--public-key FILE.pem]
+  vigil verify [--data-dir DIR] [--logs FOLDER] [--public-key FILE.pem] | --fleet [--data-dir DIR]
+  vigil fleet join URL [--password-stdin] | leave | status [--data-dir DIR]
   vigil --version`;
 
 /** Failures the operator can fix: printed as one line, no stack trace. */

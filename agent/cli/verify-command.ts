@@ -15,7 +15,8 @@ import { runVerification } from '../integrity/log-verification.js';
 import type { VerifyReport } from '../integrity/verify-report.js';
 import { EXIT_FAILURE, EXIT_OK, UsageError } from './usage-error.js';
 
-export const VERIFY_USAGE = 'vigil verify [--data-dir DIR] [--logs FOLDER] [--public-key FILE.pem]';
+export const VERIFY_USAGE =
+  'vigil verify [--data-dir DIR] [--logs FOLDER] [--public-key FILE.pem] | --fleet [--data-dir DIR]';
 
 function loadPublicKey(file: string | undefined, secretsDir: string | null): crypto.KeyObject | null {
   if (file !== undefined) return crypto.createPublicKey(fs.readFileSync(file));
@@ -28,11 +29,16 @@ function loadPublicKey(file: string | undefined, secretsDir: string | null): cry
 }
 
 export async function runVerifyCommand(argv: string[]): Promise<number> {
-  let values: { 'data-dir'?: string; logs?: string; 'public-key'?: string };
+  let values: { 'data-dir'?: string; logs?: string; 'public-key'?: string; fleet?: boolean };
   try {
     ({ values } = parseArgs({
       args: argv,
-      options: { 'data-dir': { type: 'string' }, logs: { type: 'string' }, 'public-key': { type: 'string' } },
+      options: {
+        'data-dir': { type: 'string' },
+        logs: { type: 'string' },
+        'public-key': { type: 'string' },
+        fleet: { type: 'boolean' },
+      },
       strict: true,
       allowPositionals: false,
     }));
@@ -43,6 +49,12 @@ export async function runVerifyCommand(argv: string[]): Promise<number> {
     throw new UsageError(`--logs: ${values.logs} is not a folder`);
   }
   const paths = dataPaths(resolveDataDir({ flag: values['data-dir'] }));
+  if (values.fleet) {
+    // The chains as forwarded to the fleet database (docs/fleet.md).
+    const fleet = await (await import('./fleet-verify.js')).verifyFleetOf(paths);
+    process.stdout.write(JSON.stringify(fleet, null, 2) + '\n');
+    return fleet.ok ? EXIT_OK : EXIT_FAILURE;
+  }
   let publicKey: crypto.KeyObject | null;
   try {
     publicKey = loadPublicKey(values['public-key'], paths.secrets);

@@ -14,6 +14,7 @@ import {
   outputSchema,
 } from './monitoring-schema.js';
 import { registeredAgentsSchema } from './fleet-schema.js';
+import { fleetMembershipSchema } from './fleet-membership-schema.js';
 import { domainSchema, policySchema } from './directory-schema.js';
 import { checkDirectorySection } from './directory-checks.js';
 import { clientApplicationSchema, clientsSchema } from './clients-schema.js';
@@ -106,6 +107,8 @@ export const settingsSchema = z
     policies: z.array(policySchema).max(500).default([]),
     /** Alert rules on mass changes (docs/alerts.md); the defaults when absent. */
     alerts: alertsSettingsSchema,
+    /** Membership of a fleet sharing one PostgreSQL database (docs/fleet.md); absent when alone. */
+    fleet: fleetMembershipSchema.optional(),
   })
   .superRefine(checkMonitoringSection)
   .superRefine(checkDirectorySection);

@@ -17,6 +17,7 @@ import type { Logger } from '../log/logger.js';
 import type { ResourceServices } from '../resources/resource-services.js';
 import type { Endpoints } from './endpoints.js';
 import { localAgentStatus } from './local-status.js';
+import type { FleetMember } from '../fleet/fleet-registry.js';
 
 export interface AgentApiSetup {
   app: Koa;
@@ -36,6 +37,10 @@ export async function buildAgentApi(deps: {
   startedAt: string;
   /** The key that signs the chain of records (docs/integrity.md), shown in the agent resource. */
   signingKey: AgentSigningKey;
+  /** The fleet database's reachability (docs/fleet.md): the agent's status is Warning while it fails. */
+  fleetProblem?: () => string | null;
+  /** The other members of the fleet (docs/fleet.md), listed by GET /api/v1/agents. */
+  fleetMembers?: () => readonly FleetMember[];
   log: Logger;
 }): Promise<AgentApiSetup> {
   const { settings, auth, activity, endpoints } = deps;
@@ -45,7 +50,7 @@ export async function buildAgentApi(deps: {
     version: deps.version,
     apiPort: () => endpoints.ports.api,
     consoleUrl: () => endpoints.consoleUrl(),
-    status: localAgentStatus(() => activity.writeProblem(), deps.startedAt),
+    status: localAgentStatus(() => activity.writeProblem(), deps.startedAt, deps.fleetProblem),
     signingKey: deps.signingKey,
   });
   const { publicRoutes, routes } = agentApiRoutes({
@@ -58,6 +63,7 @@ export async function buildAgentApi(deps: {
       status: activity.status,
       domainStatus: activity.domainStatus,
       startedAt: deps.startedAt,
+      ...(deps.fleetMembers ? { fleetMembers: deps.fleetMembers } : {}),
     },
   });
   const app = buildApiApp({

@@ -13,6 +13,9 @@ import { AUDIT_LIMITS, type AuditLimits } from '../audit/audit-limits.js';
 import { AuditService } from '../audit/audit-service.js';
 import { BodyParsePool } from '../audit/body-parse-pool.js';
 import { MarkCodec } from '../audit/continuation-mark.js';
+import { SqliteAuditRecords } from '../store/sqlite-audit-records.js';
+import { MemberAuditRecords } from '../fleet/pg-audit-member.js';
+import type { FleetAccess } from '../fleet/pg-audit-records.js';
 import { platformGroups, type GroupResolver } from '../platform/local-groups.js';
 import { AuditUserService } from '../users/audit-user-service.js';
 import { withCleanups } from './cleanups.js';
@@ -36,6 +39,11 @@ export function buildAuditApi(deps: {
   limits?: Partial<AuditLimits> | undefined;
   /** Where records the audit API stored go next: the pipeline's after-commit path. */
   committed: (records: readonly ActivityRecord[]) => void;
+  /**
+   * The agent's fleet membership now, or null (agent/setup/fleet-setup.ts): while it is a
+   * member, the audit API serves the fleet database (docs/audit-api.md "Fleet").
+   */
+  fleet?: () => FleetAccess | null;
 }): Promise<AuditApiSetup> {
   const { settings, stores } = deps;
   return withCleanups(deps.log, async (cleanups) => {
@@ -43,12 +51,18 @@ export function buildAuditApi(deps: {
     cleanups.add(() => parsePool.close());
     const users = new AuditUserService(settings, { recorder: deps.recorder });
     cleanups.add(() => users.close());
-    const service = new AuditService({
+    const local = new SqliteAuditRecords({
       reader: stores.reader,
       writer: stores.writer,
-      marks: await MarkCodec.load(deps.paths.secrets),
+      markKey: await MarkCodec.loadKey(deps.paths.secrets),
+      written: () => stores.index.poke(),
+    });
+    const fleet = deps.fleet;
+    const records = fleet ? new MemberAuditRecords({ local, fleet, turns: stores.turns }) : local;
+    const service = new AuditService({
+      records,
+      reader: stores.reader,
       groups: deps.localGroups ?? platformGroups(),
-      index: stores.index,
       committed: deps.committed,
     });
     const app = buildAuditApp({
@@ -56,7 +70,7 @@ export function buildAuditApi(deps: {
       vendor: () => settings.current.auditApi.vendor,
       users,
       service,
-      reader: stores.reader,
+      records,
       parsePool,
       turns: stores.turns,
       limits: { ...AUDIT_LIMITS, ...deps.limits },

@@ -28,6 +28,8 @@ import { buildDiagnosticsRouter } from '../console/diagnostics-router.js';
 import { buildLogFilesRouter } from '../console/log-files-router.js';
 import { buildMonitoringRouter } from '../console/monitoring-router.js';
 import { buildSettingsRouter } from '../console/settings-router.js';
+import { buildFleetRouter } from '../console/fleet-router.js';
+import type { FleetService } from '../fleet/fleet-service.js';
 import { buildStatusRouter } from '../console/status-router.js';
 import { buildVerificationRouter } from '../console/verification-router.js';
 import { LogVerificationService } from '../integrity/log-verification-service.js';
@@ -68,6 +70,7 @@ export function buildConsole(deps: {
   signingKeySha256: string;
   /** Its public key (PEM), shown beside the last verification. */
   signingPublicKey: string;
+  fleet: FleetService;
   log: Logger;
 }): Promise<ConsoleSetup> {
   const { paths, settings, activity, endpoints } = deps;
@@ -136,6 +139,7 @@ export function buildConsole(deps: {
           fingerprint: deps.signingKeySha256,
           log: deps.log,
         }),
+        buildFleetRouter(deps.fleet),
         buildLogFilesRouter({ files: activity.logFiles, viewer, feed: activity.feed, shutdown: streams.signal }),
         buildAlertsRouter(activity.alerts, activity.alertRules),
         buildActivityRouter({

@@ -110,6 +110,16 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `);
   },
+  // Fleet forwarding (docs/fleet.md): per fleet database, the last local `seq` forwarded to it,
+  // committed only after PostgreSQL committed the records up to it.
+  (db) => {
+    db.exec(`
+      CREATE TABLE fleet_forward_cursor (
+        database  TEXT    PRIMARY KEY,
+        last_seq  INTEGER NOT NULL
+      ) WITHOUT ROWID;
+    `);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

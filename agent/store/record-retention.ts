@@ -8,6 +8,11 @@ import type { AuditStore } from './audit-store.js';
 
 const DAY_MS = 86_400_000;
 
+/** Records before this time are past retention; the fleet database applies the same policy (docs/fleet.md). */
+export function retentionCutoff(now: number, retentionDays: number): number {
+  return now - retentionDays * DAY_MS;
+}
+
 export interface RecordRetentionOptions {
   store: AuditStore;
   retentionDays: () => number;
@@ -57,7 +62,7 @@ export class RecordRetention {
 
   private async purge(): Promise<number> {
     const now = this.options.now?.() ?? Date.now();
-    const cutoff = now - this.options.retentionDays() * DAY_MS;
+    const cutoff = retentionCutoff(now, this.options.retentionDays());
     const batch = this.options.batchSize ?? 1000;
     let total = 0;
     for (;;) {

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { TestAgent } from './test-agent.js';
 import type { AgentOptions } from '../../agent/agent.js';
-import type { NewActivityRecord } from '../../shared/activity-record.js';
+import type { ActivityRecord, NewActivityRecord } from '../../shared/activity-record.js';
 import { AuditClient } from './audit-client.js';
 import { startTestAgent } from './test-agent.js';
 import { makeTempDir } from './temp-dir.js';
@@ -20,10 +20,33 @@ export interface AuditFixture {
   auditor: AuditClient;
   reader: AuditClient;
   writer: AuditClient;
-  /** Inserts records straight into the store (as the pipeline does) and waits for the index. */
-  insert(records: NewActivityRecord[]): Promise<void>;
+  /**
+   * Inserts records straight into the store (as the pipeline does) and waits until the audit API
+   * serves them (the index; a fleet member's forwarding).
+   */
+  insert(records: NewActivityRecord[]): Promise<ActivityRecord[]>;
+  /** Waits until every record in the agent's store is served by its audit API. */
+  settle(): Promise<void>;
   stop(): Promise<void>;
 }
+
+/** Where a fixture's agent keeps the records its audit API serves (fleet-audit-backend.ts). */
+export interface AuditBackend {
+  name: string;
+  /** Runs on the data folder before the agent starts. */
+  prepare(dataDir: string): Promise<void>;
+  agentOptions: Partial<AgentOptions>;
+}
+
+let backend: AuditBackend | null = null;
+
+/** The backend of the fixtures this test file starts from now on (the agent's own SQLite by default). */
+export function useAuditBackend(next: AuditBackend | null): void {
+  backend = next;
+}
+
+/** The name of the backend fixtures use ('sqlite' by default), for test titles. */
+export const auditBackendName = (): string => backend?.name ?? 'sqlite';
 
 export async function startAuditFixture(options: Partial<AgentOptions> = {}): Promise<AuditFixture> {
   // The audit API tests compare answers with exactly the records they insert, so the agent
@@ -38,16 +61,25 @@ export async function startAuditFixture(options: Partial<AgentOptions> = {}): Pr
     { name: 'reader', roles: ['reader'] },
     { name: 'writer', roles: ['contributor'] },
   ]);
-  const agent = await startTestAgent({ ...options, dataDir });
+  await backend?.prepare(dataDir);
+  const agent = await startTestAgent({ ...backend?.agentOptions, ...options, dataDir });
   const fixture: AuditFixture = {
     agent,
     auditor: new AuditClient(agent, `auditor:${PASSWORD}`),
     reader: new AuditClient(agent, `reader:${PASSWORD}`),
     writer: new AuditClient(agent, `writer:${PASSWORD}`),
     async insert(records) {
-      for (let i = 0; i < records.length; i += 5000) agent.audit.store.insertBatch(records.slice(i, i + 5000));
+      const stored: ActivityRecord[] = [];
+      for (let i = 0; i < records.length; i += 5000) {
+        stored.push(...agent.audit.store.insertBatch(records.slice(i, i + 5000)));
+      }
+      await fixture.settle();
+      return stored;
+    },
+    async settle() {
       const max = agent.audit.store.db.prepare('SELECT max(seq) FROM activity_records').pluck().get() as number;
       await agent.audit.index.waitUntil(max, 20_000);
+      await agent.fleet.current()?.waitForwarded(max, 30_000);
     },
     async stop() {
       for (const client of [fixture.auditor, fixture.reader, fixture.writer]) client.close();

@@ -30,6 +30,7 @@ export async function startTestAgent(options: Partial<AgentOptions> = {}): Promi
     ...(options.connectionLimits ? { connectionLimits: options.connectionLimits } : {}),
     ...(options.headersTimeoutMs !== undefined ? { headersTimeoutMs: options.headersTimeoutMs } : {}),
     ...(options.auditLimits ? { auditLimits: options.auditLimits } : {}),
+    ...(options.fleet ? { fleet: options.fleet } : {}),
   });
   return { ...running, ...internals };
 }

@@ -94,8 +94,7 @@ beforeAll(async () => {
   fx = await startAuditFixture({
     localGroups: new UnixGroupFiles({ groupFile: groupFiles.group, passwdFile: groupFiles.passwd, hostname: 'HOST' }),
   });
-  stored = fx.agent.audit.store.insertBatch(records());
-  await fx.agent.audit.index.waitUntil(stored.length, 20_000);
+  stored = await fx.insert(records());
 });
 afterAll(() => fx.stop());
 

@@ -40,19 +40,19 @@ afterAll(async () => {
 });
 
 describe('F19: slices cut by size', () => {
-  it('cuts a page of 1 MiB records into slices of at most the cap; a record over the cap alone is a slice of one', () => {
+  it('cuts a page of 1 MiB records into slices of at most the cap; a record over the cap alone is a slice of one', async () => {
     const seqs = fx.agent.audit.store.db
       .prepare('SELECT seq FROM activity_records ORDER BY seq')
       .pluck()
       .all() as number[];
-    const slices = pageSlices(reader, seqs, SLICE_BYTES);
+    const slices = await pageSlices(reader, seqs, SLICE_BYTES);
     expect(slices.flat()).toEqual(seqs);
     expect(slices.length).toBeGreaterThanOrEqual(7); // 20 MiB and one of 3 MiB in slices of 3 MiB
     for (const slice of slices) expect(slice.length === 1 || slice.length <= 3).toBe(true);
     const big = slices.find((s) => s.includes(seqs[seqs.length - 20 + 7]!))!;
     expect(big).toHaveLength(1);
     // Ordinary records stay 1,000 to a slice.
-    expect(pageSlices(reader, seqs, 64 * MiB)).toEqual([seqs]);
+    expect(await pageSlices(reader, seqs, 64 * MiB)).toEqual([seqs]);
   });
 
   it('enumerates every record exactly once across pages, in JSON and in XML', async () => {

@@ -1,0 +1,151 @@
+/**
+ * The connection to the fleet database (docs/fleet.md). The URL in settings names user, host,
+ * port and database, and the TLS mode as libpq's `sslmode`; the password comes, as libpq looks
+ * for it, from secrets/fleet-password (written by `vigil fleet join --password-stdin`), else
+ * PGPASSWORD, else ~/.pgpass. It is read at each new connection, never logged or returned.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type tls from 'node:tls';
+import pg from 'pg';
+import type { FleetMembershipSettings } from '../config/fleet-membership-schema.js';
+
+export function fleetPasswordFile(dataDir: string): string {
+  return path.join(dataDir, 'secrets', 'fleet-password');
+}
+
+/** Writes the password owner-only (the secrets folder is created owner-only if missing). */
+export function writeFleetPassword(dataDir: string, password: string): void {
+  const file = fleetPasswordFile(dataDir);
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const temporary = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(temporary, password, { mode: 0o600 });
+  fs.renameSync(temporary, file);
+}
+
+export function removeFleetPassword(dataDir: string): void {
+  fs.rmSync(fleetPasswordFile(dataDir), { force: true });
+}
+
+/** One field of a ~/.pgpass line: `\:` and `\\` are escapes; `*` matches anything. */
+function pgpassFields(line: string): string[] {
+  const fields: string[] = [];
+  let current = '';
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (c === '\\' && i + 1 < line.length) current += line[++i];
+    else if (c === ':' && fields.length < 4) {
+      fields.push(current);
+      current = '';
+    } else current += c;
+  }
+  fields.push(current);
+  return fields;
+}
+
+/** The password ~/.pgpass (or PGPASSFILE) gives for this connection, as libpq reads it. */
+export function pgpassPassword(
+  target: { host: string; port: number; database: string; user: string },
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  const file = env['PGPASSFILE'] ?? path.join(os.homedir(), '.pgpass');
+  let text: string;
+  try {
+    const stat = fs.statSync(file);
+    // libpq ignores a password file others can read.
+    if (process.platform !== 'win32' && (stat.mode & 0o077) !== 0) return undefined;
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const wanted = [target.host, String(target.port), target.database, target.user];
+  for (const line of text.split(/\r?\n/)) {
+    if (line === '' || line.startsWith('#')) continue;
+    const fields = pgpassFields(line);
+    if (fields.length !== 5) continue;
+    if (wanted.every((value, i) => fields[i] === '*' || fields[i] === value)) return fields[4];
+  }
+  return undefined;
+}
+
+export interface FleetTarget {
+  host: string;
+  port: number;
+  database: string;
+  user: string;
+  ssl: false | tls.ConnectionOptions;
+}
+
+/**
+ * The URL's parts. `sslmode` as libpq: absent, disable, allow and prefer connect without TLS
+ * (node-postgres cannot fall back from TLS to plain text); require encrypts without checking the
+ * server's certificate; verify-ca and verify-full check it against `sslrootcert` (a PEM file) or
+ * the system's CAs.
+ */
+export function fleetTarget(databaseUrl: string): FleetTarget {
+  const url = new URL(databaseUrl);
+  const mode = url.searchParams.get('sslmode') ?? 'disable';
+  let ssl: FleetTarget['ssl'] = false;
+  if (mode === 'require') ssl = { rejectUnauthorized: false };
+  else if (mode === 'verify-ca' || mode === 'verify-full') {
+    const rootCert = url.searchParams.get('sslrootcert');
+    ssl = {
+      rejectUnauthorized: true,
+      ...(rootCert ? { ca: fs.readFileSync(rootCert, 'utf8') } : {}),
+      ...(mode === 'verify-ca' ? { checkServerIdentity: () => undefined } : {}),
+    };
+  } else if (!['disable', 'allow', 'prefer'].includes(mode)) {
+    throw new Error(`sslmode "${mode}" is not one of disable, allow, prefer, require, verify-ca, verify-full`);
+  }
+  return {
+    host: decodeURIComponent(url.hostname.replace(/^\[|\]$/g, '')),
+    port: url.port === '' ? 5432 : Number(url.port),
+    database: decodeURIComponent(url.pathname.slice(1)),
+    user: decodeURIComponent(url.username),
+    ssl,
+  };
+}
+
+/** The password for this member: secrets file, PGPASSWORD, ~/.pgpass, in that order. */
+export function fleetPassword(dataDir: string, target: FleetTarget, env: NodeJS.ProcessEnv = process.env): string {
+  try {
+    return fs.readFileSync(fleetPasswordFile(dataDir), 'utf8');
+  } catch {
+    // not given at join: look further
+  }
+  return env['PGPASSWORD'] ?? pgpassPassword(target, env) ?? '';
+}
+
+export interface FleetPoolOptions {
+  /** Connections this member keeps at most (forwarder, registry, audit API). */
+  max?: number;
+  connectionTimeoutMillis?: number;
+}
+
+export function openFleetPool(
+  membership: Pick<FleetMembershipSettings, 'database'>,
+  dataDir: string,
+  options: FleetPoolOptions = {},
+): pg.Pool {
+  const target = fleetTarget(membership.database);
+  const pool = new pg.Pool({
+    host: target.host,
+    port: target.port,
+    database: target.database,
+    user: target.user,
+    ssl: target.ssl,
+    password: () => fleetPassword(dataDir, target),
+    max: options.max ?? 4,
+    connectionTimeoutMillis: options.connectionTimeoutMillis ?? 5_000,
+    idleTimeoutMillis: 30_000,
+    application_name: 'vigil',
+    // A dead server must not hold a query forever: the forwarder retries instead.
+    query_timeout: 60_000,
+    keepAlive: true,
+  });
+  // An idle connection dropped by the server is an error event on the pool; the next query
+  // reconnects, and the member's state says so.
+  pool.on('error', () => undefined);
+  return pool;
+}

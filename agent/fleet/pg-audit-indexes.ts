@@ -1,0 +1,19 @@
+/**
+ * The fleet database's indexes for the audit API's substring filters (pg-audit-query.ts):
+ * pg_trgm GIN indexes on the columns Who, What and Where read and on the details (Detail,
+ * Before, After), so `Contains` and the other text operators on them find candidate rows through
+ * the index instead of reading every record. Defined on the partitioned table, so each day
+ * partition, present and future, gets its own.
+ */
+import type { FleetMigration } from './pg-schema.js';
+
+export const AUDIT_INDEXES_MIGRATION: Omit<FleetMigration, 'version'> = {
+  name: 'trigram indexes for the audit API substring filters',
+  sql: `
+    CREATE EXTENSION IF NOT EXISTS pg_trgm;
+    CREATE INDEX vigil_records_who_trgm ON vigil_records USING gin (who gin_trgm_ops);
+    CREATE INDEX vigil_records_what_trgm ON vigil_records USING gin (what gin_trgm_ops);
+    CREATE INDEX vigil_records_location_trgm ON vigil_records USING gin (location gin_trgm_ops);
+    CREATE INDEX vigil_records_details_trgm ON vigil_records USING gin (details gin_trgm_ops);
+  `,
+};

@@ -1,0 +1,115 @@
+/**
+ * `vigil verify --fleet` (docs/fleet.md, docs/integrity.md): checks each agent's hash chain as
+ * forwarded to the fleet database. The records of one agent, in its own `seq` order
+ * (`agent_seq`), must each link to the one before: SHA-256(predecessor's chain || canonical
+ * record) equals the stored chain (agent/store/record-chain.ts, the same functions as the local
+ * check). An agent's first record there is taken as it stands when its predecessor is not in the
+ * fleet database (joined later, or removed by retention). The signed checkpoints stay in each
+ * agent's SQLite, so truncation and a chain recomputed end to end are found by `vigil verify` on
+ * the agent itself.
+ */
+import type pg from 'pg';
+import { GENESIS, canonicalRecord, nextChain, type CanonicalValues } from '../store/record-chain.js';
+import type { Problem, VerifiedRange, VerifyReport } from '../integrity/verify-report.js';
+
+const PAGE = 5_000;
+
+interface FleetRow {
+  agent_seq: string;
+  rid: string;
+  when_ms: string;
+  who: string;
+  action: string;
+  what: string;
+  location: string;
+  object_type: string;
+  data_source: string;
+  plan_name: string | null;
+  plan_id: string | null;
+  item_name: string | null;
+  workstation: string | null;
+  details: string | null;
+  chain: Buffer | null;
+}
+
+function canonical(row: FleetRow): string {
+  const values: CanonicalValues = [
+    row.rid,
+    Number(row.when_ms),
+    row.who,
+    row.action,
+    row.what,
+    row.location,
+    row.object_type,
+    row.data_source,
+    row.plan_name,
+    row.plan_id,
+    row.item_name,
+    row.workstation,
+    row.details,
+  ];
+  return canonicalRecord(values);
+}
+
+/** Checks one agent's chain, a page at a time (memory stays bounded whatever the fleet's size). */
+async function verifyAgent(
+  pool: pg.Pool,
+  agentId: string,
+): Promise<{ problems: Problem[]; verified: VerifiedRange[] }> {
+  const file = `fleet:${agentId}`;
+  const problems: Problem[] = [];
+  const verified: VerifiedRange[] = [];
+  let previous: Buffer | null = null;
+  let previousSeq = 0;
+  let rangeStart: number | null = null;
+  let after = -1;
+  for (;;) {
+    const { rows } = await pool.query<FleetRow>(
+      `SELECT agent_seq, rid, when_ms, who, action, what, location, object_type, data_source,
+              plan_name, plan_id, item_name, workstation, details, chain
+         FROM vigil_records WHERE agent_id = $1 AND agent_seq > $2 ORDER BY agent_seq LIMIT $3`,
+      [agentId, after, PAGE],
+    );
+    for (const row of rows) {
+      const seq = Number(row.agent_seq);
+      const chain = row.chain ?? Buffer.alloc(0);
+      // The first record links to GENESIS when it is the agent's first; otherwise it is the anchor.
+      const predecessor: Buffer | null = previous ?? (seq === 1 ? GENESIS : null);
+      const links = predecessor === null || nextChain(predecessor, canonical(row)).equals(chain);
+      if (!links) {
+        const gap = previous !== null && seq !== previousSeq + 1;
+        problems.push({
+          file,
+          rid: row.rid,
+          line: seq,
+          kind: gap ? 'removed' : 'changed',
+          detail: gap
+            ? `records of ${agentId} just before seq ${seq} are missing from the fleet database`
+            : `record seq ${seq} of ${agentId} no longer matches its chain value`,
+        });
+        if (rangeStart !== null) verified.push({ file, from: rangeStart, to: previousSeq });
+        rangeStart = null;
+      } else rangeStart ??= seq;
+      previous = chain;
+      previousSeq = seq;
+    }
+    if (rows.length < PAGE) break;
+    after = Number(rows[rows.length - 1]!.agent_seq);
+  }
+  if (rangeStart !== null) verified.push({ file, from: rangeStart, to: previousSeq });
+  return { problems, verified };
+}
+
+export async function verifyFleet(pool: pg.Pool): Promise<VerifyReport> {
+  const { rows } = await pool.query<{ agent_id: string }>(
+    'SELECT DISTINCT agent_id FROM vigil_records ORDER BY agent_id',
+  );
+  const report: VerifyReport = { ok: true, verified: [], problems: [] };
+  for (const { agent_id: agentId } of rows) {
+    const checked = await verifyAgent(pool, agentId);
+    report.verified.push(...checked.verified);
+    report.problems.push(...checked.problems);
+  }
+  report.ok = report.problems.length === 0;
+  return report;
+}
