@@ -14,10 +14,6 @@ interface Entry {
   created?: Actor;
   modified?: Actor;
   removed?: Actor;
-  /** The role of the latest event. */
-  last?: Role;
-  /** A folder made here (mkdir), not moved in: each entry inside has its own event. */
-  madeHere?: boolean;
 }
 
 export class ActorMemory {
@@ -29,37 +25,14 @@ export class ActorMemory {
     private readonly maxEntries = 200_000,
   ) {}
 
-  remember(path: string, role: Role, actor: Actor, madeHere = false): void {
+  remember(path: string, role: Role, actor: Actor): void {
     const at = this.now();
     const entry = this.entries.get(path) ?? { at };
     this.entries.delete(path); // re-inserted last: the map stays in time order
     entry.at = at;
     entry[role] = actor;
-    entry.last = role;
-    if (role === 'created') entry.madeHere = madeHere;
     this.entries.set(path, entry);
     this.forgetOld(at);
-  }
-
-  /** Whether `path` was created by an event and its latest event removed it. */
-  createdThenRemoved(path: string): boolean {
-    const entry = this.entries.get(path);
-    return entry?.created !== undefined && entry.last === 'removed';
-  }
-
-  /** Whether the folder was made here (not moved in) and its creation is remembered. */
-  madeHere(folder: string): boolean {
-    return this.entries.get(folder)?.madeHere === true;
-  }
-
-  /** Whether an event reported `path` created or written. */
-  reported(path: string): boolean {
-    const entry = this.entries.get(path);
-    return entry?.created !== undefined || entry?.modified !== undefined;
-  }
-
-  forget(path: string): void {
-    this.entries.delete(path);
   }
 
   /** The actor of a change its events reported, or undefined. */

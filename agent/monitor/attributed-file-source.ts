@@ -9,14 +9,13 @@
  * With `monitorReads`, reads become `Read` records (at most one per process and file a minute,
  * kept by the watch); they change no snapshot, so they are submitted on their own.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import type { ActivitySource, ActivitySourceStatus } from './activity-source.js';
 import type { Actor } from './actor.js';
 import { ActorMemory } from './actor-memory.js';
 import { CoverageMatcher } from './coverage.js';
 import { FanotifyWatch, type AttributedEvent } from './fanotify/fanotify-watch.js';
-import { fileChangeToItem, type FileChange } from './file-change.js';
+import { fileChangeToItem } from './file-change.js';
 import { FileActivitySource, type FileActivitySourceOptions } from './file-activity-source.js';
 import type { FolderWatchers, HintListener, WatchErrorListener } from './folder-watchers.js';
 
@@ -64,8 +63,6 @@ export class AttributedFileSource implements ActivitySource {
         return eventDrivenWatchers();
       },
       actorOf: (change) => this.actorOf(change),
-      awaitsEvent: (p) => this.actors.madeHere(path.dirname(p)) && !this.actors.reported(p),
-      fleeting: (paths) => this.fleeting(paths),
     });
     const onEvents = (events: AttributedEvent[]): void => this.onEvents(events);
     this.watch =
@@ -121,8 +118,6 @@ export class AttributedFileSource implements ActivitySource {
           if (!event.isDir) reads.push(event);
           continue;
         case 'create':
-          this.actors.remember(event.path, 'created', actor, event.isDir);
-          break;
         case 'moveTo':
           this.actors.remember(event.path, 'created', actor);
           break;
@@ -155,31 +150,6 @@ export class AttributedFileSource implements ActivitySource {
     return actor;
   }
 
-  /**
-   * Paths created and removed again before their batch looked at them (a burst such as an
-   * archive extracted and deleted): their events are the only witnesses, so they give an
-   * Added and a Removed record with their actors. Folders are added before and removed after
-   * what they held.
-   */
-  private fleeting(paths: string[]): FileChange[] {
-    const gone = paths.filter((p) => this.actors.createdThenRemoved(p) && !exists(p));
-    if (gone.length === 0) return [];
-    const depth = (p: string): number => p.split(path.sep).length;
-    const now = Date.now();
-    const change = (p: string, action: 'Added' | 'Removed'): FileChange => ({
-      action,
-      dir: this.actors.madeHere(p),
-      path: p,
-      timeMs: now,
-      root: this.matcher.rootOf(p) ?? '',
-      actor: this.actorOf({ action, path: p }) ?? null,
-    });
-    const added = [...gone].sort((a, b) => depth(a) - depth(b)).map((p) => change(p, 'Added'));
-    const removed = [...gone].sort((a, b) => depth(b) - depth(a)).map((p) => change(p, 'Removed'));
-    for (const p of gone) this.actors.forget(p);
-    return [...added, ...removed];
-  }
-
   private countUnattributed(count: number): void {
     this.counters.unattributed += count;
     this.options.status.hostStats(this.hostId).unattributedCount += count;
@@ -206,15 +176,6 @@ export class AttributedFileSource implements ActivitySource {
           log.error('read records not stored', { host: host.name, count: items.length, error: error.message });
         },
       );
-  }
-}
-
-function exists(p: string): boolean {
-  try {
-    fs.lstatSync(p);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -21,7 +21,6 @@ import type { Coverage, MonitorStateTable, SnapshotEntry } from '../store/monito
 import type { StatusRegistry } from '../status/status-registry.js';
 import type { ActivitySource, ActivitySourceStatus } from './activity-source.js';
 import { ChangeCollector, submitChanges } from './change-collector.js';
-import { fileChangeToItem, type FileChange } from './file-change.js';
 import { CoverageMatcher } from './coverage.js';
 import { FileTree } from './file-tree.js';
 import { FolderHealth } from './folder-health.js';
@@ -58,16 +57,6 @@ export interface FileActivitySourceOptions {
   watchers?: (onHint: HintListener, onError: WatchErrorListener) => FolderWatchers;
   /** An attributing source's actors (attributed-file-source.ts). */
   actorOf?: ReconcileContext['actorOf'];
-  /**
-   * An attributing source's entries that a listing of a new folder found before their own
-   * event arrived: left for that event, which names the actor.
-   */
-  awaitsEvent?: (path: string) => boolean;
-  /**
-   * An attributing source's records of paths that had events but are neither in the snapshot
-   * nor on disk: created and removed again between two batches.
-   */
-  fleeting?: (paths: string[]) => FileChange[];
 }
 
 export class FileActivitySource implements ActivitySource {
@@ -207,14 +196,9 @@ export class FileActivitySource implements ActivitySource {
     const before = new Map<string, SnapshotEntry>();
     const after = new Map<string, SnapshotEntry>();
     await this.lister.look(hints.keys(), this.tree, before, after);
-    const fleeting = this.options.fleeting?.(
-      [...hints.keys()].filter((p) => !before.has(p) && !after.has(p) && this.matcher.covers(p)),
-    );
     await this.lister.expandNewFolders(this.tree, before, after);
     const deferred = this.batcher.deferHotFiles(before, after, hints, now);
     const collector = new ChangeCollector();
-    for (const change of fleeting ?? [])
-      collector.record(fileChangeToItem(change, this.options.host, this.options.account));
     const missing = this.health.missingRoots.size;
     const done = this.reconcile(diffSnapshots(before, after), collector, false, hints);
     this.afterReconcile(done);
@@ -253,8 +237,7 @@ export class FileActivitySource implements ActivitySource {
     for (const folder of folders) {
       await this.lister.traverse(folder, found, { beforeList: (dir) => this.watchFolder(dir) });
     }
-    const awaits = this.options.awaitsEvent;
-    const added = [...found].filter(([p]) => !this.tree.get(p) && !skip.has(p) && !awaits?.(p));
+    const added = [...found].filter(([p]) => !this.tree.get(p) && !skip.has(p));
     if (added.length === 0) return;
     added.sort((a, b) => a[0].length - b[0].length);
     const diff: SnapshotDiff = { removed: [], added, modified: [], renamed: [] };
