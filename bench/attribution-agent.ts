@@ -26,6 +26,8 @@ export interface RecordCounts {
 
 export interface MonitoringAgent {
   pid: number;
+  /** Kernel queue overflows the agent logged (each answered with a full scan). */
+  overflows(): number;
   /** Records under `prefix` (a folder path; the folder itself excluded). */
   counts(prefix: string): RecordCounts;
   /** Waits until `done(counts)` or until the counts stop changing for `quietMs`. */
@@ -104,6 +106,7 @@ export async function startMonitoringAgent(
   }
   return {
     pid: child.pid!,
+    overflows: () => stderr.split('fanotify event queue overflow').length - 1,
     counts,
     settle,
     stop: async () => {

@@ -110,6 +110,7 @@ async function round(archive: string, scratch: string, n: number) {
         created: agentCounts.addedFiles,
         deleted: agentCounts.removedFiles,
         unknownActors: agentCounts.unknown,
+        overflows: agent.overflows(),
       },
       fatrace: fatraceSeen(fatraceOut, target),
       inotifywait: inotifySeen(inotifyOut, target),

@@ -3,10 +3,11 @@
  * attribution"): a tar archive of small files is extracted into a folder and the tree deleted
  * by another process, with nothing watching, with a `vigil agent` process attributing
  * (fanotify, docs/attribution.md) and with the kernel audit subsystem watching the folder
- * (`auditctl -w DIR -p rwa`, auditd running). The three run in turn in each round, so they
- * share the machine's load; the medians are compared. Limits: agent ≤ 1.10× unmonitored, and
- * a lower ratio than auditd's. For the agent it also prints how long it took to store every
- * record after the workload ended, its CPU time per 1,000 records and its unknown actors.
+ * (`auditctl -w DIR -p rwa`, auditd running). The three run in turn in each round, each
+ * round starting with another one, so they share the machine's load; the medians are
+ * compared. Limits: agent ≤ 1.10× unmonitored, and a lower ratio than auditd's. For the agent
+ * it also prints how long it took to store every record after the workload ended, its CPU time
+ * per 1,000 records, its unknown actors and the kernel queue overflows it logged.
  * Root, Linux, the addon built (`npm run build:native`), `npx tsc -b` (the agent runs from dist/).
  *
  *   npx tsx bench/attribution-overhead.ts
@@ -33,6 +34,7 @@ interface AgentRound {
   removed: number;
   unknown: number;
   cpuMs: number;
+  overflows: number;
 }
 
 async function agentRound(archive: string, watched: string, dataDir: string, round: number): Promise<AgentRound> {
@@ -48,7 +50,8 @@ async function agentRound(archive: string, watched: string, dataDir: string, rou
     const counts = await agent.settle(target, (c) => c.added >= expected && c.removed >= expected, 20_000);
     const catchUpMs = Date.now() - ended;
     const cpuMs = cpuMsOf(agent.pid) - cpuBefore;
-    return { workloadMs, catchUpMs, added: counts.added, removed: counts.removed, unknown: counts.unknown, cpuMs };
+    const { added, removed, unknown } = counts;
+    return { workloadMs, catchUpMs, added, removed, unknown, cpuMs, overflows: agent.overflows() };
   } finally {
     await agent.stop();
   }
@@ -80,9 +83,13 @@ async function main(): Promise<void> {
     const load: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       load.push(machineLoad().loadAverage1m);
-      plain.push(await extractAndDelete(archive, path.join(watched, `plain${round}`)));
-      agent.push(await agentRound(archive, watched, path.join(scratch, `agent-data${round}`), round));
-      auditd.push(await auditdRound(archive, watched, round));
+      // Each round starts with another of the three, so that none always runs first.
+      const modes = [
+        async () => plain.push(await extractAndDelete(archive, path.join(watched, `plain${round}`))),
+        async () => agent.push(await agentRound(archive, watched, path.join(scratch, `agent-data${round}`), round)),
+        async () => auditd.push(await auditdRound(archive, watched, round)),
+      ];
+      for (let i = 0; i < modes.length; i++) await modes[(round + i) % modes.length]!();
       console.error(
         `round ${round + 1}/${ROUNDS}: plain ${Math.round(plain.at(-1)!)} ms, agent`,
         agent.at(-1),
@@ -107,7 +114,12 @@ async function main(): Promise<void> {
       agentWithinLimit: agentRatio <= AGENT_LIMIT,
       agentBelowAuditd: agentRatio < auditdRatio,
       agentCatchUpMs: agent.map((r) => r.catchUpMs),
-      agentRecords: agent.map((r) => ({ added: r.added, removed: r.removed, unknown: r.unknown })),
+      agentRecords: agent.map((r) => ({
+        added: r.added,
+        removed: r.removed,
+        unknown: r.unknown,
+        overflows: r.overflows,
+      })),
       expectedEachAction: entriesOf(FILES).files + entriesOf(FILES).folders,
       agentCpuMsPer1000Records: Number(
         median(agent.map((r, i) => (r.cpuMs * 1000) / Math.max(1, records[i]!))).toFixed(1),
