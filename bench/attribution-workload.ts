@@ -35,9 +35,15 @@ export async function makeArchive(scratch: string, files: number): Promise<strin
   return archive;
 }
 
-/** Extracts the archive into `target` (created first) and deletes it, in a child shell; wall ms. */
+/**
+ * Extracts the archive into `target` (created first) and deletes it, in a child shell; wall ms.
+ * Dirty pages of what ran before are written out first, and the disk given a moment, so that
+ * no set-up starts with another's writeback.
+ */
 export async function extractAndDelete(archive: string, target: string): Promise<number> {
   fs.mkdirSync(target);
+  await run('sync');
+  await sleep(3000);
   const started = process.hrtime.bigint();
   await run('sh', ['-c', 'tar -xf "$1" -C "$2" && rm -rf "$2"', 'sh', archive, target]);
   return Number(process.hrtime.bigint() - started) / 1e6;
