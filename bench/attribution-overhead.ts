@@ -1,46 +1,70 @@
 /**
- * Overhead of actor attribution (docs/attribution.md): a tar archive of small files is
- * extracted and the tree deleted by another process (`tar -xf … && rm -rf …`), first with no
- * watch, then with the fanotify addon watching the folder. Prints one JSON object: the wall
- * times, their ratio, the events delivered and the watch's counters. Root, Linux, addon built.
+ * Overhead of actor attribution on the monitored work (docs/benchmarks.md, "Actor
+ * attribution"): a tar archive of small files is extracted into a folder and the tree deleted
+ * by another process, with nothing watching, with a `vigil agent` process attributing
+ * (fanotify, docs/attribution.md) and with the kernel audit subsystem watching the folder
+ * (`auditctl -w DIR -p rwa`, auditd running). The three run in turn in each round, each
+ * round starting with another one, so they share the machine's load; the medians are
+ * compared. Limits: agent ≤ 1.10× unmonitored, and a lower ratio than auditd's. For the agent
+ * it also prints how long it took to store every record after the workload ended, its CPU time
+ * per 1,000 records, its unknown actors and the kernel queue overflows it logged.
+ * Root, Linux, the addon built (`npm run build:native`), `npx tsc -b` (the agent runs from dist/).
  *
- *   npx tsx bench/attribution-overhead.ts            (VIGIL_BENCH_FILES=100000 by default)
+ *   npx tsx bench/attribution-overhead.ts
+ *   VIGIL_BENCH_FILES=100000 VIGIL_BENCH_ROUNDS=3 (defaults); VIGIL_BENCH_CPU_PROF=DIR profiles the agent
  */
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { canAttribute } from '../agent/monitor/fanotify/can-attribute.js';
-import { FanotifyWatch } from '../agent/monitor/fanotify/fanotify-watch.js';
+import { startMonitoringAgent } from './attribution-agent.js';
+import { startAuditWatch } from './attribution-auditd.js';
+import { cpuMsOf, entriesOf, extractAndDelete, machineLoad, makeArchive, median } from './attribution-workload.js';
 
-const run = promisify(execFile);
 const FILES = Number(process.env['VIGIL_BENCH_FILES'] ?? 100_000);
-const PER_FOLDER = 1000;
 const ROUNDS = Number(process.env['VIGIL_BENCH_ROUNDS'] ?? 3);
+const CPU_PROF = process.env['VIGIL_BENCH_CPU_PROF'];
+const AGENT_LIMIT = 1.1;
 
-async function makeArchive(scratch: string): Promise<string> {
-  const source = path.join(scratch, 'source');
-  for (let i = 0; i < FILES; i++) {
-    const folder = path.join(source, `d${Math.floor(i / PER_FOLDER)}`);
-    if (i % PER_FOLDER === 0) fs.mkdirSync(folder, { recursive: true });
-    fs.writeFileSync(path.join(folder, `f${i}.txt`), `file ${i}\n`);
+interface AgentRound {
+  workloadMs: number;
+  /** From the end of the workload until every record was stored (or the counts stopped moving). */
+  catchUpMs: number;
+  added: number;
+  removed: number;
+  unknown: number;
+  cpuMs: number;
+  overflows: number;
+}
+
+async function agentRound(archive: string, watched: string, dataDir: string, round: number): Promise<AgentRound> {
+  const profile = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : [];
+  const agent = await startMonitoringAgent(watched, dataDir, profile);
+  try {
+    const target = path.join(watched, `agent${round}`);
+    const { files, folders } = entriesOf(FILES);
+    const expected = files + folders; // under the target: the files and their folders
+    const cpuBefore = cpuMsOf(agent.pid);
+    const workloadMs = await extractAndDelete(archive, target);
+    const ended = Date.now();
+    const counts = await agent.settle(target, (c) => c.added >= expected && c.removed >= expected, 20_000);
+    const catchUpMs = Date.now() - ended;
+    const cpuMs = cpuMsOf(agent.pid) - cpuBefore;
+    const { added, removed, unknown } = counts;
+    return { workloadMs, catchUpMs, added, removed, unknown, cpuMs, overflows: agent.overflows() };
+  } finally {
+    await agent.stop();
   }
-  const archive = path.join(scratch, 'files.tar');
-  await run('tar', ['-cf', archive, '-C', source, '.'], { maxBuffer: 1 << 24 });
-  fs.rmSync(source, { recursive: true });
-  return archive;
 }
 
-/** Extracts and deletes once, in a child process (the watch drops the agent's own pid). */
-async function workload(archive: string, target: string): Promise<number> {
-  fs.mkdirSync(target);
-  const started = process.hrtime.bigint();
-  await run('sh', ['-c', 'tar -xf "$1" -C "$2" && rm -rf "$2"', 'sh', archive, target]);
-  return Number(process.hrtime.bigint() - started) / 1e6;
+async function auditdRound(archive: string, watched: string, round: number): Promise<number> {
+  const watch = await startAuditWatch(watched);
+  try {
+    return await extractAndDelete(archive, path.join(watched, `auditd${round}`));
+  } finally {
+    await watch.stop();
+  }
 }
-
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function main(): Promise<void> {
   const probe = canAttribute();
@@ -48,40 +72,59 @@ async function main(): Promise<void> {
     console.log(JSON.stringify({ skipped: probe.reason }));
     return;
   }
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-attr-bench-'));
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-attr-overhead-'));
   try {
-    const archive = await makeArchive(scratch);
+    const archive = await makeArchive(scratch, FILES);
     const watched = path.join(scratch, 'watched');
     fs.mkdirSync(watched);
-    const baseline: number[] = [];
-    const monitored: number[] = [];
-    let events = 0;
-    let unknownActors = 0;
-    let stats = null;
+    const plain: number[] = [];
+    const agent: AgentRound[] = [];
+    const auditd: number[] = [];
+    const load: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      baseline.push(await workload(archive, path.join(watched, `plain${round}`)));
-      const watch = new FanotifyWatch({
-        folders: [watched],
-        onEvents: (batch) => {
-          events += batch.length;
-          unknownActors += batch.filter((e) => e.uid === null).length;
-        },
-      });
-      watch.start();
-      monitored.push(await workload(archive, path.join(watched, `watched${round}`)));
-      await new Promise((resolve) => setTimeout(resolve, 1000)); // the last batches
-      stats = watch.stats();
-      watch.stop();
+      load.push(machineLoad().loadAverage1m);
+      // Each round starts with another of the three, so that none always runs first.
+      const modes = [
+        async () => plain.push(await extractAndDelete(archive, path.join(watched, `plain${round}`))),
+        async () => agent.push(await agentRound(archive, watched, path.join(scratch, `agent-data${round}`), round)),
+        async () => auditd.push(await auditdRound(archive, watched, round)),
+      ];
+      for (let i = 0; i < modes.length; i++) await modes[(round + i) % modes.length]!();
+      console.error(
+        `round ${round + 1}/${ROUNDS}: plain ${Math.round(plain.at(-1)!)} ms, agent`,
+        agent.at(-1),
+        `auditd ${Math.round(auditd.at(-1)!)} ms`,
+      );
     }
+    const plainMs = median(plain);
+    const agentMs = median(agent.map((r) => r.workloadMs));
+    const auditdMs = median(auditd);
+    const agentRatio = agentMs / plainMs;
+    const auditdRatio = auditdMs / plainMs;
+    const records = agent.map((r) => r.added + r.removed);
     const result = {
       files: FILES,
       rounds: ROUNDS,
-      baselineMs: baseline.map(Math.round),
-      monitoredMs: monitored.map(Math.round),
-      ratio: Number((median(monitored) / median(baseline)).toFixed(2)),
-      eventsDelivered: events,
-      unknownActors,
-      lastWatchStats: stats,
+      machine: { ...machineLoad(), loadAverage1mAtEachRound: load },
+      unmonitoredMs: plain.map(Math.round),
+      agentMs: agent.map((r) => Math.round(r.workloadMs)),
+      auditdMs: auditd.map(Math.round),
+      agentRatio: Number(agentRatio.toFixed(3)),
+      auditdRatio: Number(auditdRatio.toFixed(3)),
+      agentWithinLimit: agentRatio <= AGENT_LIMIT,
+      agentBelowAuditd: agentRatio < auditdRatio,
+      agentCatchUpMs: agent.map((r) => r.catchUpMs),
+      agentRecords: agent.map((r) => ({
+        added: r.added,
+        removed: r.removed,
+        unknown: r.unknown,
+        overflows: r.overflows,
+      })),
+      expectedEachAction: entriesOf(FILES).files + entriesOf(FILES).folders,
+      agentCpuMsPer1000Records: Number(
+        median(agent.map((r, i) => (r.cpuMs * 1000) / Math.max(1, records[i]!))).toFixed(1),
+      ),
+      agentCpuMs: agent.map((r) => Math.round(r.cpuMs)),
     };
     console.log(JSON.stringify(result, null, 2));
   } finally {

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <iterator>
 
 namespace vigil {
 
@@ -21,7 +22,11 @@ constexpr unsigned kGroupFlags =
 constexpr uint64_t kWriteMask =
     FAN_CREATE | FAN_DELETE | FAN_CLOSE_WRITE | FAN_MODIFY | FAN_ONDIR | FAN_OPEN_EXEC;
 constexpr uint64_t kReadMask = FAN_ACCESS;
-constexpr size_t kDirCacheLimit = 8192;
+// Directory paths by handle. Folders inside the monitored ones have their own, larger cache:
+// the events of the rest of the filesystem (the mark covers all of it) must not push them out,
+// since a file deleted together with its folder (`rm -r`) can only be named from the cache.
+constexpr size_t kScopeDirCacheLimit = 65536;
+constexpr size_t kOtherDirCacheLimit = 8192;
 
 int64_t monotonicMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -135,14 +140,18 @@ bool WatchCore::inScope(const std::string& path) const {
 bool WatchCore::pathOf(const InfoRecord& record, std::string& path) {
   std::string key(reinterpret_cast<const char*>(&record.fid.fsid), sizeof record.fid.fsid);
   key += record.fid.handle;
-  auto cached = dirPaths_.find(key);
   std::string dir;
-  if (cached != dirPaths_.end()) {
+  auto cached = scopeDirPaths_.find(key);
+  if (cached != scopeDirPaths_.end()) {
+    dir = cached->second;
+  } else if ((cached = otherDirPaths_.find(key)) != otherDirPaths_.end()) {
     dir = cached->second;
   } else {
     if (!resolver_.resolve(record.fid, dir)) return false;
-    if (dirPaths_.size() >= kDirCacheLimit) dirPaths_.clear();
-    dirPaths_.emplace(std::move(key), dir);
+    const bool inside = inScope(dir);
+    auto& cache = inside ? scopeDirPaths_ : otherDirPaths_;
+    if (cache.size() >= (inside ? kScopeDirCacheLimit : kOtherDirCacheLimit)) cache.clear();
+    cache.emplace(std::move(key), dir);
   }
   if (!record.hasName || record.name.empty() || record.name == ".") {
     path = dir;
@@ -150,6 +159,18 @@ bool WatchCore::pathOf(const InfoRecord& record, std::string& path) {
     path = dir == "/" ? "/" + record.name : dir + "/" + record.name;
   }
   return true;
+}
+
+void WatchCore::forgetDirsUnder(const std::string& moved) {
+  const auto under = [&moved](const std::string& dir) {
+    return dir.compare(0, moved.size(), moved) == 0 &&
+           (dir.size() == moved.size() || moved == "/" || dir[moved.size()] == '/');
+  };
+  for (auto* cache : {&scopeDirPaths_, &otherDirPaths_}) {
+    for (auto it = cache->begin(); it != cache->end();) {
+      it = under(it->second) ? cache->erase(it) : std::next(it);
+    }
+  }
 }
 
 void WatchCore::handleBuffer(const uint8_t* buf, size_t len, std::vector<ResolvedEvent>& batch) {
@@ -194,13 +215,13 @@ void WatchCore::handleBuffer(const uint8_t* buf, size_t len, std::vector<Resolve
       bool toOk = to != nullptr && pathOf(*to, out.path);
       resolved = fromOk || toOk;
       // Directory paths cached from before the rename are wrong after it.
-      if (out.isDir) dirPaths_.clear();
+      if (out.isDir) forgetDirsUnder(fromOk ? out.oldPath : "/");
     } else {
       const InfoRecord* where = event.find(FAN_EVENT_INFO_TYPE_DFID_NAME);
       if (where == nullptr) where = event.find(FAN_EVENT_INFO_TYPE_DFID);
       if (where == nullptr) where = event.find(FAN_EVENT_INFO_TYPE_FID);
       resolved = where != nullptr && pathOf(*where, out.path);
-      if (out.isDir && (mask & (FAN_MOVED_FROM | FAN_MOVED_TO))) dirPaths_.clear();
+      if (out.isDir && (mask & FAN_MOVED_FROM)) forgetDirsUnder(resolved ? out.path : "/");
     }
     if (!resolved) {
       ++stats_.unresolvedPaths;

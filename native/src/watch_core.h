@@ -68,6 +68,8 @@ class WatchCore {
   void handleBuffer(const uint8_t* buf, size_t len, std::vector<ResolvedEvent>& batch);
   bool pathOf(const InfoRecord& record, std::string& path);
   bool inScope(const std::string& path) const;
+  // Drops the cached paths of `moved` and the folders under it (a folder renamed or moved).
+  void forgetDirsUnder(const std::string& moved);
   // Marks the filesystem holding `path` once; `mask` FAN_OPEN_EXEC alone for one that only
   // holds programs.
   std::string markFilesystem(const std::string& path, uint64_t mask);
@@ -76,7 +78,9 @@ class WatchCore {
   BatchSink sink_;
   ProcessCache cache_;
   HandleResolver resolver_;
-  std::unordered_map<std::string, std::string> dirPaths_;  // handle bytes -> path
+  // Handle bytes -> path, for folders inside the monitored ones and for the others.
+  std::unordered_map<std::string, std::string> scopeDirPaths_;
+  std::unordered_map<std::string, std::string> otherDirPaths_;
   std::vector<uint64_t> markedFsids_;
   int fanFd_ = -1;
   int wakeFd_ = -1;

@@ -141,6 +141,21 @@ describe('fanotify attribution (root, real kernel)', () => {
     expect(withProgram.length).toBeGreaterThanOrEqual(999);
   }, 240_000);
 
+  it('forgets exited processes after the grace period, however many started', async () => {
+    const cached = () => short!.stats()!.cachedProcesses;
+    const short = new FanotifyWatch({ folders: [folder], graceMs: 5000, onEvents: () => undefined });
+    try {
+      short.start();
+      await new Promise((resolve) => setTimeout(resolve, 1500)); // the statistics are refreshed each second
+      const before = cached();
+      await run('sh', ['-c', 'i=0; while [ $i -lt 300 ]; do /bin/true; i=$((i+1)); done']);
+      await waitFor('the exited processes in the cache', () => cached() >= before + 250, 5_000);
+      await waitFor('the cache back to its size', () => cached() <= before + 50, 15_000);
+    } finally {
+      short.stop();
+    }
+  }, 30_000);
+
   it('tells an ordinary account why it cannot attribute', async (ctx) => {
     const hidden = checkoutHiddenFromOthers();
     if (hidden) ctx.skip(`another account cannot reach this checkout: ${hidden} is owner-only`);
