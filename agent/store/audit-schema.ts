@@ -5,6 +5,7 @@
 import type Database from 'better-sqlite3';
 import { CANONICAL_COLUMNS, GENESIS, canonicalRecord, nextChain, rowValues } from './record-chain.js';
 import type { CanonicalRow } from './record-chain.js';
+import { createActivityRollup } from './activity-rollup-schema.js';
 
 export type Migration = (db: Database.Database) => void;
 
@@ -90,6 +91,9 @@ export const MIGRATIONS: readonly Migration[] = [
     }
     for (const [value, seq] of chained) update.run(value, seq);
   },
+  // 4: the activity rollup: record counts per time bucket for the console's charts
+  // (activity-rollup-schema.ts, docs/console.md).
+  (db) => createActivityRollup(db),
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
