@@ -17,6 +17,7 @@ import {
   CONSOLE_SESSION_HEADER,
   CONSOLE_SESSION_PARAM,
   ConsoleActivityPaths,
+  ConsoleActivityStatsPaths,
   ConsoleAlertPaths,
   ConsoleAuditUserPaths,
   ConsoleClientPaths,
@@ -25,6 +26,8 @@ import {
   ConsolePaths,
   type ActivitySearchRequest,
   type ActivitySearchResponse,
+  type ActivityStatsRange,
+  type ActivityStatsResponse,
   type AcknowledgedResponse,
   type AlertView,
   type AuditUserSummary,
@@ -204,6 +207,9 @@ export const api = {
 
   searchActivity: (body: ActivitySearchRequest) =>
     request<ActivitySearchResponse>('POST', ConsoleActivityPaths.search, body),
+
+  activityStats: (range: ActivityStatsRange) =>
+    request<ActivityStatsResponse>('GET', `${ConsoleActivityStatsPaths.stats}${query({ range })}`),
 
   alerts: () => request<AlertView[]>('GET', ConsoleAlertPaths.alerts),
   acknowledgeAlert: (id: string) => request<AcknowledgedResponse>('POST', ConsoleAlertPaths.acknowledge(id)),
