@@ -34,10 +34,12 @@ export const BUCKET_MS: Readonly<Record<RollupDimension, number>> = {
  */
 function folderOf(row: string): string {
   const what = `${row}what`;
-  const upTo = `rtrim(${what}, replace(replace(${what}, '/', ''), '\\', ''))`;
-  return `CASE WHEN ${row}object_type IN ('File', 'Folder') AND ${upTo} <> '' THEN
-            CASE WHEN length(${upTo}) > 1 AND substr(${upTo}, -2, 1) <> ':'
-                 THEN substr(${upTo}, 1, length(${upTo}) - 1) ELSE ${upTo} END END`;
+  // The upTo value is computed once per record (a scalar subquery), not once per use.
+  return `(SELECT CASE WHEN up = '' THEN NULL
+                       WHEN length(up) > 1 AND substr(up, -2, 1) <> ':' THEN substr(up, 1, length(up) - 1)
+                       ELSE up END
+             FROM (SELECT rtrim(${what}, replace(replace(${what}, '/', ''), '\\', '')) AS up)
+            WHERE ${row}object_type IN ('File', 'Folder'))`;
 }
 
 /** The `Message` of the record's `Process` detail (docs/attribution.md), or NULL. */
