@@ -4,7 +4,9 @@
  * scanning records.
  *
  * - activity_rollup: `dimension` `action` counts per 15-minute bucket; `who`, `folder` and
- *   `process` counts per hour. `bucket_ms` is the bucket's start (UTC milliseconds).
+ *   `process` counts per hour, and again per UTC day as `who-day`, `folder-day`, `process-day`
+ *   (a 7-day view reads whole days and the hours at its two ends). `bucket_ms` is the bucket's
+ *   start (UTC milliseconds).
  * - activity_rollup_state: every record with `seq` ≤ `through_seq` is counted.
  * - A trigger takes a deleted record (retention) back out of the counts, if it was counted.
  *
@@ -16,6 +18,7 @@ import type Database from 'better-sqlite3';
 
 export const QUARTER_MS = 900_000;
 export const HOUR_MS = 3_600_000;
+export const DAY_MS = 86_400_000;
 export const ROLLUP_DIMENSIONS = ['action', 'who', 'folder', 'process'] as const;
 export type RollupDimension = (typeof ROLLUP_DIMENSIONS)[number];
 
@@ -26,6 +29,11 @@ export const BUCKET_MS: Readonly<Record<RollupDimension, number>> = {
   folder: HOUR_MS,
   process: HOUR_MS,
 };
+
+/** The dimensions of the top lists, each also kept per day under `<dimension>-day`. */
+export const TOP_DIMENSIONS = ['who', 'folder', 'process'] as const;
+export type TopDimension = (typeof TOP_DIMENSIONS)[number];
+export const dayDimension = (dimension: TopDimension): string => `${dimension}-day`;
 
 /**
  * The parent folder of a file or folder record's `What`, for either separator: rtrim drops
@@ -94,10 +102,19 @@ export function createActivityRollup(db: Database.Database): void {
        WHERE dimension = '${dimension}' AND bucket_ms = ${bucketOf(dimension, 'old.')}
          AND value = ${dimensionValue(dimension, 'old.')} AND count <= 0;`,
   ).join('');
+  const forgetDays = TOP_DIMENSIONS.map(
+    (dimension) => `
+      UPDATE activity_rollup SET count = count - 1
+       WHERE dimension = '${dayDimension(dimension)}' AND bucket_ms = (old.when_ms - (old.when_ms % ${DAY_MS}))
+         AND value = ${dimensionValue(dimension, 'old.')};
+      DELETE FROM activity_rollup
+       WHERE dimension = '${dayDimension(dimension)}' AND bucket_ms = (old.when_ms - (old.when_ms % ${DAY_MS}))
+         AND value = ${dimensionValue(dimension, 'old.')} AND count <= 0;`,
+  ).join('');
   db.exec(`
     CREATE TRIGGER activity_rollup_forget AFTER DELETE ON activity_records
       WHEN old.seq <= (SELECT through_seq FROM activity_rollup_state WHERE id = 1)
-    BEGIN ${forget}
+    BEGIN ${forget}${forgetDays}
     END;
   `);
 }

@@ -12,13 +12,14 @@
  */
 import type { AuditStore } from './audit-store.js';
 import {
-  BUCKET_MS,
+  DAY_MS,
   HOUR_MS,
   QUARTER_MS,
   ROLLUP_DIMENSIONS,
   bucketOf,
+  dayDimension,
   dimensionValue,
-  type RollupDimension,
+  type TopDimension,
 } from './activity-rollup-schema.js';
 
 export const STATS_RANGES = ['24h', '7d'] as const;
@@ -31,7 +32,7 @@ export const RANGE_SHAPE: Readonly<Record<StatsRange, { bucketMs: number; spanMs
 };
 
 export const TOP_COUNT = 10;
-export type TopDimension = Exclude<RollupDimension, 'action'>;
+export type { TopDimension };
 
 export interface StatsBucket {
   start: number;
@@ -83,17 +84,21 @@ export class ActivityRollup {
 
   private prepare() {
     const db = this.store.db;
-    const add = ROLLUP_DIMENSIONS.map((dimension) =>
-      db.prepare(`
-        INSERT INTO activity_rollup (dimension, bucket_ms, value, count)
-        SELECT '${dimension}', bucket, value, count(*) FROM (
-          SELECT ${bucketOf(dimension)} AS bucket, ${dimensionValue(dimension)} AS value
-            FROM activity_records WHERE seq > ? AND seq <= ?)
-         WHERE value IS NOT NULL GROUP BY bucket, value
-        ON CONFLICT (dimension, bucket_ms, value) DO UPDATE SET count = count + excluded.count`),
+    // The slice's counts, gathered once per dimension and added to the hour and the day rows.
+    const gather = ROLLUP_DIMENSIONS.map((dimension) =>
+      db
+        .prepare(
+          `SELECT bucket, value, count(*) FROM (
+             SELECT ${bucketOf(dimension)} AS bucket, ${dimensionValue(dimension)} AS value
+               FROM activity_records WHERE seq > ? AND seq <= ?)
+            WHERE value IS NOT NULL GROUP BY bucket, value`,
+        )
+        .raw(),
     );
     return {
-      add,
+      gather,
+      add: db.prepare(`INSERT INTO activity_rollup (dimension, bucket_ms, value, count) VALUES (?, ?, ?, ?)
+                       ON CONFLICT (dimension, bucket_ms, value) DO UPDATE SET count = count + excluded.count`),
       through: db.prepare('SELECT through_seq AS seq FROM activity_rollup_state WHERE id = 1').pluck(),
       sliceEnd: db
         .prepare('SELECT max(seq) FROM (SELECT seq FROM activity_records WHERE seq > ? ORDER BY seq LIMIT ?)')
@@ -103,9 +108,14 @@ export class ActivityRollup {
         `SELECT bucket_ms AS bucket, value, count FROM activity_rollup
           WHERE dimension = 'action' AND bucket_ms >= ? AND bucket_ms < ? AND count > 0`,
       ),
+      // Hours at both ends of the range, whole days between: three range reads of the key.
       top: db.prepare(
-        `SELECT value, sum(count) AS count FROM activity_rollup
-          WHERE dimension = ? AND bucket_ms >= ? AND bucket_ms < ?
+        `SELECT value, sum(count) AS count FROM (
+           SELECT value, count FROM activity_rollup WHERE dimension = ? AND bucket_ms >= ? AND bucket_ms < ?
+           UNION ALL
+           SELECT value, count FROM activity_rollup WHERE dimension = ? AND bucket_ms >= ? AND bucket_ms < ?
+           UNION ALL
+           SELECT value, count FROM activity_rollup WHERE dimension = ? AND bucket_ms >= ? AND bucket_ms < ?)
           GROUP BY value HAVING sum(count) > 0 ORDER BY count DESC, value LIMIT ${TOP_COUNT}`,
       ),
     };
@@ -118,7 +128,20 @@ export class ActivityRollup {
       const through = s.through.get() as number;
       const end = s.sliceEnd.get(through, this.sliceSize) as number | null;
       if (end === null) return false;
-      for (const add of s.add) add.run(through, end);
+      ROLLUP_DIMENSIONS.forEach((dimension, i) => {
+        const days = new Map<string, number>();
+        for (const [bucket, value, count] of s.gather[i]!.all(through, end) as Array<[number, string, number]>) {
+          s.add.run(dimension, bucket, value, count);
+          if (dimension === 'action') continue;
+          const key = `${bucket - (bucket % DAY_MS)}\n${value}`;
+          days.set(key, (days.get(key) ?? 0) + count);
+        }
+        if (dimension === 'action') return;
+        for (const [key, count] of days) {
+          const cut = key.indexOf('\n');
+          s.add.run(dayDimension(dimension), Number(key.slice(0, cut)), key.slice(cut + 1), count);
+        }
+      });
       s.setThrough.run(end);
       return true;
     });
@@ -154,11 +177,17 @@ export class ActivityRollup {
       const counts = buckets[Math.floor((row.bucket - from) / bucketMs)]!.counts;
       counts[row.value] = (counts[row.value] ?? 0) + row.count;
     }
-    const topOf = (dimension: TopDimension): TopEntry[] => {
-      // Hour buckets: the range is whole hours, so the lists cover exactly the chart's range.
-      const width = BUCKET_MS[dimension];
-      return this.statements.top.all(dimension, from - (from % width), to) as TopEntry[];
-    };
+    // Whole UTC days inside [from, to) come from the day rows, the hours around them from the
+    // hour rows; a range shorter than a day reads hours only.
+    const firstDay = Math.ceil(from / DAY_MS) * DAY_MS;
+    const lastDay = Math.floor(to / DAY_MS) * DAY_MS;
+    const days = firstDay < lastDay ? [firstDay, lastDay] : [to, to];
+    const topOf = (dimension: TopDimension): TopEntry[] =>
+      this.statements.top.all(
+        ...[dimension, from, days[0]],
+        ...[dayDimension(dimension), days[0], days[1]],
+        ...[dimension, days[1], to],
+      ) as TopEntry[];
     return {
       range,
       from,
