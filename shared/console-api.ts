@@ -594,4 +594,47 @@ export interface VerificationState {
   /** The public key that checks the signatures (PEM), and its fingerprint: keep a copy elsewhere. */
   publicKey: string;
   fingerprint: string;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Activity at a glance (docs/console.md)                                                      */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * - `GET /api/activity/stats?range=24h|7d` → ActivityStatsResponse: records over time stacked
+ *   by Action (24h: 96 buckets of 15 minutes; 7d: 168 of an hour) and the top 10 actors,
+ *   folders and processes of the same range. The range ends with the current hour. A wrong
+ *   `range` is 400 naming the field.
+ */
+export const ConsoleActivityStatsPaths = {
+  stats: '/api/activity/stats',
+} as const;
+
+export const ACTIVITY_STATS_RANGES = ['24h', '7d'] as const;
+export type ActivityStatsRange = (typeof ACTIVITY_STATS_RANGES)[number];
+
+export interface ActivityStatsBucket {
+  /** Start of the bucket (ISO 8601, UTC); it lasts `bucketMinutes`. */
+  start: string;
+  /** Records per Action; actions without records are absent. */
+  counts: Record<string, number>;
+}
+
+export interface ActivityTopEntry {
+  value: string;
+  count: number;
+}
+
+export interface ActivityStatsResponse {
+  range: ActivityStatsRange;
+  /** [from, to): whole hours, ISO 8601 UTC. */
+  from: string;
+  to: string;
+  bucketMinutes: number;
+  buckets: ActivityStatsBucket[];
+  /** Who. */
+  topActors: ActivityTopEntry[];
+  /** The parent folder of What, for File and Folder records. */
+  topFolders: ActivityTopEntry[];
+  /** The `Process` detail's Message (docs/attribution.md). */
+  topProcesses: ActivityTopEntry[];
 }

@@ -15,6 +15,7 @@ import type { DataPaths } from '../config/data-dir.js';
 import { EditableSettingsService } from '../config/editable-settings.js';
 import type { SettingsStore } from '../config/settings-store.js';
 import { buildActivityRouter } from '../console/activity-router.js';
+import { buildActivityStatsRouter } from '../console/activity-stats-router.js';
 import { buildAlertsRouter } from '../console/alerts-router.js';
 import { buildAuditUsersRouter } from '../console/audit-users-router.js';
 import { buildDomainsRouter } from '../console/domains-router.js';
@@ -39,6 +40,7 @@ import type { ResourceServices } from '../resources/resource-services.js';
 import { EventLoopMonitor } from '../status/event-loop-monitor.js';
 import type { TlsIdentity } from '../tls/certificate.js';
 import type { AuditUserService } from '../users/audit-user-service.js';
+import { ActivityRollup } from '../store/activity-rollup.js';
 import { withCleanups } from './cleanups.js';
 import type { Endpoints } from './endpoints.js';
 import type { AuditStores } from './stores.js';
@@ -148,6 +150,7 @@ export function buildConsole(deps: {
           feed: activity.feed,
           shutdown: streams.signal,
         }),
+        buildActivityStatsRouter(new ActivityRollup(deps.stores.store)),
       ],
     });
     return { app, routes: consoleRouteTable(app), endStreams: () => streams.abort() };

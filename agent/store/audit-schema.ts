@@ -5,6 +5,7 @@
 import type Database from 'better-sqlite3';
 import { CANONICAL_COLUMNS, GENESIS, canonicalRecord, nextChain, rowValues } from './record-chain.js';
 import type { CanonicalRow } from './record-chain.js';
+import { createActivityRollup } from './activity-rollup-schema.js';
 
 export type Migration = (db: Database.Database) => void;
 
@@ -90,7 +91,7 @@ export const MIGRATIONS: readonly Migration[] = [
     }
     for (const [value, seq] of chained) update.run(value, seq);
   },
-  // Directory monitoring (docs/directory.md): per domain, where reading stopped (the accesslog
+  // 4: directory monitoring (docs/directory.md): per domain, where reading stopped (the accesslog
   // cursor, or the snapshot of every object where there is no log), committed with the records.
   (db) => {
     db.exec(`
@@ -110,7 +111,7 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `);
   },
-  // Fleet forwarding (docs/fleet.md): per fleet database, the last local `seq` forwarded to it,
+  // 5: fleet forwarding (docs/fleet.md): per fleet database, the last local `seq` forwarded to it,
   // committed only after PostgreSQL committed the records up to it.
   (db) => {
     db.exec(`
@@ -120,6 +121,9 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `);
   },
+  // 6: the activity rollup: record counts per time bucket for the console's charts
+  // (activity-rollup-schema.ts, docs/console.md).
+  (db) => createActivityRollup(db),
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

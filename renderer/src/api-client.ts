@@ -19,6 +19,7 @@ import {
   CONSOLE_SESSION_HEADER,
   CONSOLE_SESSION_PARAM,
   ConsoleActivityPaths,
+  ConsoleActivityStatsPaths,
   ConsoleAlertPaths,
   ConsoleAuditUserPaths,
   ConsoleDomainPaths,
@@ -32,6 +33,8 @@ import {
   ConsolePaths,
   type ActivitySearchRequest,
   type ActivitySearchResponse,
+  type ActivityStatsRange,
+  type ActivityStatsResponse,
   type AcknowledgedResponse,
   type AlertView,
   type AuditUserSummary,
@@ -218,6 +221,9 @@ export const api = {
 
   searchActivity: (body: ActivitySearchRequest) =>
     request<ActivitySearchResponse>('POST', ConsoleActivityPaths.search, body),
+
+  activityStats: (range: ActivityStatsRange) =>
+    request<ActivityStatsResponse>('GET', `${ConsoleActivityStatsPaths.stats}${query({ range })}`),
 
   alerts: () => request<AlertView[]>('GET', ConsoleAlertPaths.alerts),
   acknowledgeAlert: (id: string) => request<AcknowledgedResponse>('POST', ConsoleAlertPaths.acknowledge(id)),

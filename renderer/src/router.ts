@@ -27,6 +27,21 @@ export function usePath(): string {
   return path;
 }
 
+/** The query string of the current page (`?who=…`), following in-app navigation. */
+export function useQuery(): string {
+  const [query, setQuery] = useState(location.search);
+  useEffect(() => {
+    const update = (): void => setQuery(location.search);
+    listeners.add(update);
+    window.addEventListener('popstate', update);
+    return () => {
+      listeners.delete(update);
+      window.removeEventListener('popstate', update);
+    };
+  }, []);
+  return query;
+}
+
 /** Turns plain left clicks on links to this console into in-app navigation. */
 export function interceptLinks(root: HTMLElement): () => void {
   const onClick = (event: MouseEvent): void => {

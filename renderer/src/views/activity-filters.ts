@@ -18,6 +18,9 @@ export interface SearchForm {
   whoOperator: string;
   what: string;
   whatOperator: string;
+  /** Any field of any detail (a process, a size…). */
+  detail: string;
+  detailOperator: string;
   action: string;
   source: string;
   time: '' | Timeframe | 'custom';
@@ -32,6 +35,8 @@ export const emptyForm = (): SearchForm => ({
   whoOperator: 'Contains',
   what: '',
   whatOperator: 'Contains',
+  detail: '',
+  detailOperator: 'Contains',
   action: '',
   source: '',
   time: '',
@@ -62,6 +67,7 @@ export function buildFilterList(form: SearchForm): Record<string, unknown> {
   };
   text('Who', form.who, form.whoOperator);
   text('What', form.what, form.whatOperator);
+  text('Detail', form.detail, form.detailOperator);
   text('Action', form.action, 'Equals');
   text('DataSource', form.source, 'Equals');
   if (form.time === 'custom') {

@@ -12,6 +12,9 @@ import { Page } from '../components/page.js';
 import { countOf, formatCount } from '../format.js';
 import { ActivityTable } from './activity-table.js';
 import { buildFilterList, emptyForm, type SearchForm } from './activity-filters.js';
+import { ActivityGlance } from './activity-glance.js';
+import { formFromQuery } from './activity-search-link.js';
+import { useQuery } from '../router.js';
 
 const FEED_KEEP = 500;
 
@@ -145,8 +148,8 @@ function TextFilterField(props: {
   );
 }
 
-function Search() {
-  const [form, setForm] = useState<SearchForm>(emptyForm());
+function Search({ query }: { query: string }) {
+  const [form, setForm] = useState<SearchForm>(() => formFromQuery(query) ?? emptyForm());
   const [problem, setProblem] = useState<{ field: string; message: string } | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -188,6 +191,21 @@ function Search() {
       else setError(caught);
     }
   };
+  // A link from the charts (activity-search-link.ts) fills the form and searches at once.
+  useEffect(() => {
+    const linked = formFromQuery(query);
+    if (!linked) return;
+    setForm(linked);
+    setProblem(null);
+    try {
+      const list = buildFilterList(linked);
+      setFilterList(list);
+      void run(list, null, [null]);
+    } catch (caught) {
+      if (caught instanceof FilterError) setProblem({ field: caught.location, message: caught.message });
+      else setError(caught);
+    }
+  }, [query]);
   const fieldError = (field: string): string | undefined => (problem?.field === field ? problem.message : undefined);
   const pageNumber = pages.length;
   return (
@@ -214,6 +232,15 @@ function Search() {
             error={fieldError('What')}
             onValue={(what) => set({ what })}
             onOperator={(whatOperator) => set({ whatOperator })}
+          />
+          <TextFilterField
+            id="f-detail"
+            label="Detail (process, size…)"
+            value={form.detail}
+            operator={form.detailOperator}
+            error={fieldError('Detail')}
+            onValue={(detail) => set({ detail })}
+            onOperator={(detailOperator) => set({ detailOperator })}
           />
           <div class="field">
             <label for="f-action">Action</label>
@@ -357,22 +384,31 @@ function Search() {
   );
 }
 
+type Tab = 'feed' | 'search' | 'glance';
+const TABS: Array<[Tab, string]> = [
+  ['feed', 'Live feed'],
+  ['search', 'Search'],
+  ['glance', 'At a glance'],
+];
+
 export function ActivityPage() {
-  const [tab, setTab] = useState<'feed' | 'search'>('feed');
-  const tabs: Array<['feed' | 'search', string]> = [
-    ['feed', 'Live feed'],
-    ['search', 'Search'],
-  ];
+  const query = useQuery();
+  const [tab, setTab] = useState<Tab>(() => (formFromQuery(query) ? 'search' : 'feed'));
+  // Following a chart's link from this page's own glance tab shows the search it opened.
+  useEffect(() => {
+    if (formFromQuery(query)) setTab('search');
+  }, [query]);
   const onKey = (event: KeyboardEvent): void => {
     if (event.key !== 'ArrowRight' && event.key !== 'ArrowLeft') return;
-    const next = tab === 'feed' ? 'search' : 'feed';
+    const at = TABS.findIndex(([id]) => id === tab);
+    const next = TABS[(at + (event.key === 'ArrowRight' ? 1 : TABS.length - 1)) % TABS.length]![0];
     setTab(next);
     window.setTimeout(() => document.getElementById(`tab-${next}`)?.focus(), 0);
   };
   return (
     <Page title="Activity">
       <div role="tablist" aria-label="Activity views" class="tabs" onKeyDown={onKey}>
-        {tabs.map(([id, label]) => (
+        {TABS.map(([id, label]) => (
           <button
             key={id}
             id={`tab-${id}`}
@@ -391,7 +427,10 @@ export function ActivityPage() {
         <LiveFeed />
       </div>
       <div id="panel-search" role="tabpanel" aria-labelledby="tab-search" hidden={tab !== 'search'}>
-        <Search />
+        <Search query={query} />
+      </div>
+      <div id="panel-glance" role="tabpanel" aria-labelledby="tab-glance" hidden={tab !== 'glance'}>
+        {tab === 'glance' ? <ActivityGlance /> : null}
       </div>
     </Page>
   );

@@ -1,7 +1,7 @@
 /**
  * Overview: is the agent healthy, where do clients connect (with copy buttons), the certificate
  * fingerprint to pin, what is monitored (with its switches: monitored-hosts.tsx), and today's
- * activity. Refreshes every few seconds.
+ * activity, with the activity charts (activity-glance.tsx). Refreshes every few seconds.
  */
 import { useState } from 'preact/hooks';
 import type { ConsoleStatus } from '../../../shared/console-api.js';
@@ -14,6 +14,7 @@ import { useResource } from '../use-resource.js';
 import { MonitoredHosts } from './monitored-hosts.js';
 import { OverviewAlerts } from './overview-alerts.js';
 import { VerificationPanel } from './verification-panel.js';
+import { ActivityGlance } from './activity-glance.js';
 
 function Health({ status, onChanged }: { status: ConsoleStatus; onChanged: () => Promise<void> }) {
   const [busy, setBusy] = useState(false);
@@ -139,6 +140,7 @@ export function OverviewPage() {
         <>
           <Health status={s} onChanged={status.reload} />
           <OverviewAlerts />
+          <ActivityGlance />
           <div class="columns">
             <Endpoints status={s} />
             <Counts status={s} />

@@ -1,0 +1,149 @@
+/**
+ * The activity rollup (agent/store/activity-rollup.ts) on real SQLite: every chart bucket and
+ * every top-10 entry equals what the audit search counts for the same filter; records written
+ * after a catch-up are counted by the next view; retention's deletions leave the counts.
+ */
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AuditStore } from '../../agent/store/audit-store.js';
+import { AuditReader } from '../../agent/store/audit-reader.js';
+import { compileSearch } from '../../agent/store/audit-query.js';
+import { ActivityRollup, type ActivityStats } from '../../agent/store/activity-rollup.js';
+import { textCondition, whenCondition, type FilterCondition } from '../../shared/audit-filters.js';
+import type { NewActivityRecord } from '../../shared/activity-record.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+
+const HOUR = 3_600_000;
+const NOW = Date.UTC(2026, 10, 20, 12, 40);
+const ACTIONS = ['Added', 'Modified', 'Removed', 'Renamed'];
+const USERS = ['WS\\alice', 'WS\\bob', 'WS\\carol', 'WS\\dave'];
+const FOLDERS = ['/home/alice/docs', '/home/bob', '/srv/share', 'C:\\Users\\carol'];
+const PROCESSES = ['/usr/bin/cp', '/usr/bin/rsync', 'C:\\Windows\\explorer.exe'];
+
+let seed = 7;
+const rnd = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+const pick = <T>(list: readonly T[]): T => list[Math.floor(rnd() * list.length)]!;
+
+function makeRecord(i: number, spanMs: number): NewActivityRecord {
+  const folder = pick(FOLDERS);
+  const sep = folder.includes('\\') ? '\\' : '/';
+  const record: NewActivityRecord = {
+    Who: pick(USERS),
+    Action: pick(ACTIONS),
+    What: `${folder}${sep}file-${i}.txt`,
+    When: new Date(NOW - Math.floor(rnd() * spanMs)).toISOString(),
+    Where: 'ws',
+    ObjectType: rnd() < 0.9 ? 'File' : 'user',
+    DataSource: 'File System',
+  };
+  if (rnd() < 0.7) record.DetailList = [{ PropertyName: 'Process', Message: pick(PROCESSES) }];
+  return record;
+}
+
+let store: AuditStore;
+let reader: AuditReader;
+let rollup: ActivityRollup;
+
+beforeAll(() => {
+  const dir = makeTempDir();
+  store = AuditStore.open({ file: path.join(dir, 'audit.db'), synchronous: 'NORMAL' });
+  // Eight days, so the 7-day view has records on both sides of its start.
+  store.insertBatch(Array.from({ length: 3000 }, (_, i) => makeRecord(i, 8 * 24 * HOUR)));
+  reader = new AuditReader({ file: store.file });
+  rollup = new ActivityRollup(store, { sliceSize: 257, now: () => NOW });
+});
+afterAll(() => {
+  reader.close();
+  store.close();
+});
+
+async function search(conditions: FilterCondition[]): Promise<NewActivityRecord[]> {
+  const compiled = compileSearch(conditions, { reference: NOW });
+  const seqs: number[] = [];
+  let after = 0;
+  for (;;) {
+    const page = await reader.findPage(compiled, after, 1000);
+    if (page.seqs.length === 0) break;
+    seqs.push(...page.seqs);
+    after = page.through;
+  }
+  const records: NewActivityRecord[] = [];
+  for (let at = 0; at < seqs.length; at += 500) {
+    for (const row of reader.fetchRaw(seqs.slice(at, at + 500))) {
+      records.push({ Who: row[3], Action: row[4], What: row[5] } as NewActivityRecord);
+    }
+  }
+  return records;
+}
+
+const between = (from: number, to: number): FilterCondition =>
+  whenCondition('Equals', { from: new Date(from).toISOString(), to: new Date(to).toISOString() }, '/w');
+
+async function expectMatchesSearch(stats: ActivityStats): Promise<void> {
+  for (const bucket of stats.buckets) {
+    const found = await search([between(bucket.start, bucket.start + stats.bucketMs)]);
+    const byAction: Record<string, number> = {};
+    for (const r of found) byAction[r.Action] = (byAction[r.Action] ?? 0) + 1;
+    expect(bucket.counts, new Date(bucket.start).toISOString()).toEqual(byAction);
+  }
+  const range = between(stats.from, stats.to);
+  for (const entry of stats.top.who) {
+    expect((await search([range, textCondition('Who', 'Equals', entry.value, '/')])).length).toBe(entry.count);
+  }
+  for (const entry of stats.top.process) {
+    expect((await search([range, textCondition('Detail', 'Equals', entry.value, '/')])).length).toBe(entry.count);
+  }
+  const inRange = await search([range, textCondition('ObjectType', 'Equals', 'File', '/')]);
+  for (const entry of stats.top.folder) {
+    const sep = entry.value.includes('\\') ? '\\' : '/';
+    const direct = inRange.filter((r) => r.What.slice(0, r.What.lastIndexOf(sep)) === entry.value);
+    expect(direct.length, entry.value).toBe(entry.count);
+  }
+}
+
+describe('activity rollup', () => {
+  it('counts each 24-hour and 7-day bucket and top entry as the search does', async () => {
+    const day = await rollup.stats('24h');
+    expect(day.buckets).toHaveLength(96);
+    expect(day.to).toBe(Date.UTC(2026, 10, 20, 13));
+    expect(day.top.who.map((e) => e.value).sort()).toEqual([...USERS].sort());
+    expect(day.top.folder.map((e) => e.value).sort()).toEqual([...FOLDERS].sort());
+    expect(day.top.process.map((e) => e.value).sort()).toEqual([...PROCESSES].sort());
+    await expectMatchesSearch(day);
+    const week = await rollup.stats('7d');
+    expect(week.buckets).toHaveLength(168);
+    await expectMatchesSearch(week);
+  });
+
+  it('counts records written after the last view, in slices', async () => {
+    const before = await rollup.stats('24h');
+    const total = (s: ActivityStats): number =>
+      s.buckets.reduce((n, b) => n + Object.values(b.counts).reduce((a, c) => a + c, 0), 0);
+    store.insertBatch(Array.from({ length: 1000 }, (_, i) => makeRecord(5000 + i, 2 * HOUR)));
+    const after = await rollup.stats('24h');
+    expect(total(after)).toBe(total(before) + 1000);
+    await expectMatchesSearch(after);
+  });
+
+  it('takes records deleted by retention out of the counts', async () => {
+    const cutoff = NOW - 3 * 24 * HOUR - 17 * 60_000;
+    let deleted = 0;
+    for (let n = store.deleteOlderThan(cutoff, 400); n > 0; n = store.deleteOlderThan(cutoff, 400)) deleted += n;
+    expect(deleted).toBeGreaterThan(0);
+    const week = await rollup.stats('7d');
+    await expectMatchesSearch(week);
+  });
+
+  it('names a root folder and leaves paths without a folder out', async () => {
+    const dir = makeTempDir();
+    const small = AuditStore.open({ file: path.join(dir, 'audit.db'), synchronous: 'NORMAL' });
+    const when = new Date(NOW).toISOString();
+    const base = { Who: 'u', Action: 'Added', When: when, Where: 'ws', ObjectType: 'File', DataSource: 'File System' };
+    small.insertBatch(
+      ['/top.txt', 'C:\\top.txt', 'no-folder.txt', '/a/b/', 'D:\\x\\y.txt'].map((What) => ({ ...base, What })),
+    );
+    const stats = await new ActivityRollup(small, { now: () => NOW }).stats('24h');
+    expect(stats.top.folder.map((e) => e.value).sort()).toEqual(['/', '/a/b', 'C:\\', 'D:\\x'].sort());
+    small.close();
+  });
+});
