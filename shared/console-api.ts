@@ -594,6 +594,7 @@ export interface VerificationState {
   /** The public key that checks the signatures (PEM), and its fingerprint: keep a copy elsewhere. */
   publicKey: string;
   fingerprint: string;
+}
 
 /* ------------------------------------------------------------------------------------------ */
 /* Activity at a glance (docs/console.md)                                                      */
