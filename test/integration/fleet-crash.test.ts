@@ -59,7 +59,7 @@ describe('kill -9 of a fleet member mid-forward', () => {
     fs.writeFileSync(
       path.join(dataDir, 'settings.json'),
       JSON.stringify({
-        hosts: [{ id: 'host-1', name: 'fleet-crash', type: localHostType(), includePaths: [watched] }],
+        hosts: [{ id: 'host-1', host: 'fleet-crash', type: localHostType(), includePaths: [watched] }],
       }),
     );
     const joined = await runVigil(['fleet', 'join', server.url, '--password-stdin', '--data-dir', dataDir], {

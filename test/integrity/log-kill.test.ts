@@ -18,7 +18,9 @@ import { items, logRig } from './log-rig.js';
 
 const WRITER = path.join(REPO_ROOT, 'test', 'fixtures', 'burst-writer.mjs');
 const FREE_PORTS = ['--api-port', '0', '--audit-port', '0', '--console-port', '0'];
-const FILES = 6_000;
+// Long enough that the kill lands while batches are still being written, on a quiet machine too
+// (6,000 were all committed before the kill there).
+const FILES = 30_000;
 const FOLDERS = 20;
 
 const children: ChildProcessWithoutNullStreams[] = [];
@@ -61,7 +63,7 @@ it('log files and their sidecars continue after kill -9 during writes and verify
   fs.writeFileSync(
     path.join(dataDir, 'settings.json'),
     JSON.stringify({
-      hosts: [{ id: 'host-1', name: 'kill-test', type: localHostType(), includePaths: [watched] }],
+      hosts: [{ id: 'host-1', host: 'kill-test', type: localHostType(), includePaths: [watched] }],
       outputs: [{ id: 'log-1', hostId: 'host-1', type: 'LogFile', logFile: { format: 'Tsv', headerRow: true } }],
     }),
   );

@@ -36,7 +36,7 @@ export async function logRig(logFile: Record<string, unknown> = { headerRow: tru
   const store = AuditStore.open({ file: path.join(root, 'audit.db') });
   const key = await SigningKey.load(path.join(root, 'secrets'));
   const settings = settingsSchema.parse({
-    hosts: [{ id: 'h1', name: 'desk-01', type: localHostType(), includePaths: [root] }],
+    hosts: [{ id: 'h1', host: 'desk-01', type: localHostType(), includePaths: [root] }],
     outputs: [{ id: 'o1', hostId: 'h1', type: 'LogFile', logFile }],
   });
   const status = new StatusRegistry();

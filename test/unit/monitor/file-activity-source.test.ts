@@ -50,7 +50,7 @@ async function startSource(fs: MapFs, timings: { overflowRisk?: number } = {}) {
   const pipeline = new Pipeline({ store, log: silentLogger });
   const clock = new ManualClock();
   let watchers!: FakeWatchers;
-  const host = hostSchema.parse({ id: 'h1', name: 'Host', type: 'Linux', includePaths: [w()] });
+  const host = hostSchema.parse({ id: 'h1', host: 'Host', type: 'Linux', includePaths: [w()] });
   const source = new FileActivitySource({
     host,
     coverage: { include: [w()], exclude: [] },
