@@ -49,6 +49,11 @@ export interface FilterSpec {
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/** Half a UTF-16 pair: text that UTF-8 storage cannot hold (it would become U+FFFD). */
+export function hasLoneSurrogate(value: string): boolean {
+  return LONE_SURROGATE.test(value);
+}
+
 /** Values longer than this are refused: a search body is small, and so is any useful filter. */
 export const MAX_VALUE_LENGTH = 4096;
 /** Conditions per search; bounds the SQL a search can produce. */

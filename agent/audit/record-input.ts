@@ -11,6 +11,7 @@
 import { DataSources, type ActivityDetail, type NewActivityRecord } from '../../shared/activity-record.js';
 import { parseDateTime } from '../../shared/audit-when.js';
 import { isJsonObject } from '../../shared/audit-filter-json.js';
+import { hasLoneSurrogate } from '../../shared/audit-filters.js';
 import { ErrorCodes, inputError } from './audit-errors.js';
 import { RECORD_ACTIONS, isRecordAction } from './record-actions.js';
 import type { VendorProfile } from './vendor-profile.js';
@@ -49,6 +50,11 @@ interface RawRecord {
 
 function checkText(value: string, field: string, location: string): string {
   if (value.trim() === '') throw inputError(ErrorCodes.invalidArgument, `${field} must not be empty`, location);
+  // Stored text is UTF-8, where half a surrogate pair cannot exist: SQLite would keep U+FFFD while
+  // the record chain hashed the value as sent, and `vigil verify` would report a change.
+  if (hasLoneSurrogate(value)) {
+    throw inputError(ErrorCodes.invalidArgument, `${field} is not valid Unicode text (a lone surrogate)`, location);
+  }
   const limit = LIMITS[field] ?? SHORT;
   if (value.length > limit) {
     throw inputError(ErrorCodes.invalidArgument, `${field} is longer than ${limit} characters`, location);

@@ -127,6 +127,7 @@ describe('write', () => {
       [{ ...base, When: '2026-11-20T10:00:00' }, /When/],
       [{ ...base, DetailList: [{ Before: 'x' }] }, /PropertyName/],
       [{ ...base, Who: 7 }, /Who/],
+      [{ ...base, What: 'half a pair \ud83d' }, /What is not valid Unicode text/],
     ] as const) {
       const res = await fx.writer.postJson('activity_records/', [record]);
       expect(res.status).toBe(400);

@@ -83,6 +83,17 @@ describe('vigil verify: the audit database', () => {
     expect(report).toEqual({ ok: true, verified: [{ file: 'audit.db', from: 1, to: 60 }], problems: [] });
   });
 
+  it('passes records holding half a surrogate pair, stored by SQLite as U+FFFD (no false alarm)', async () => {
+    const { dataDir, store, key } = await dataDirWithRecords(20);
+    store.insertBatch([
+      { ...record(100), What: '/home/alice/half \ud83d pair', Who: 'HOST\\\udc00' },
+      { ...record(101), DetailList: [{ PropertyName: 'Name', Before: '\ud800', After: 'x' }] },
+    ]);
+    new ChainCheckpoints(store, key, silentLogger).checkpoint();
+    const report = await verify(['--data-dir', dataDir], 0);
+    expect(report.problems).toEqual([]);
+  });
+
   it('names a record one byte of which was changed with SQL', async () => {
     const { dataDir } = await dataDirWithRecords();
     sql(dataDir, "UPDATE activity_records SET what = replace(what, 'file-17', 'file-18') WHERE seq = 18");
