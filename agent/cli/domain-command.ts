@@ -20,7 +20,7 @@ import type { DomainSettings } from '../config/directory-schema.js';
 import { dataPaths, resolveDataDir } from '../config/data-dir.js';
 import { DomainPasswords } from '../config/domain-passwords.js';
 import { DomainService } from '../resources/domain-service.js';
-import { isChangesPolicy } from '../resources/policy-xml.js';
+import { domainSummary } from '../resources/domain-summary.js';
 import { ServiceError } from '../util/service-error.js';
 import { SettingsValidationError } from '../config/settings-store.js';
 import { ConsoleApiError, withAdminTarget, type ConsoleApi, type OfflineContext } from './admin-client.js';
@@ -48,27 +48,8 @@ async function summaryOf(
   context: OfflineContext,
   service: DomainService,
 ): Promise<DomainSummary> {
-  const policies = context.settings.current.policies.filter((p) => p.domainId === domain.id);
-  return {
-    id: domain.id,
-    name: domain.name,
-    ldapServer: domain.ldapServer,
-    userName: domain.userName,
-    baseDn: domain.baseDn,
-    pollingIntervalSeconds: domain.pollingIntervalSeconds,
-    tls: domain.tls,
-    caFile: domain.caFile,
-    isEnabled: domain.isEnabled,
-    comment: domain.comment,
-    hasPassword: await service.hasPassword(domain.id),
-    status: null,
-    policies: policies.map((p) => ({
-      id: p.id,
-      name: p.name,
-      isEnabled: p.isEnabled,
-      isChanges: isChangesPolicy(p.xml),
-    })),
-  };
+  const hasPassword = await service.hasPassword(domain.id);
+  return domainSummary(domain, { policies: context.settings.current.policies, hasPassword, status: null });
 }
 
 function parse(rest: string[]): { values: Record<string, string | boolean | undefined>; positionals: string[] } {

@@ -11,7 +11,7 @@ import {
   type DomainTestResult,
   type RemovedDomainResponse,
 } from '../../shared/console-api.js';
-import type { DomainSettings, PolicySettings } from '../config/directory-schema.js';
+import type { DomainSettings } from '../config/directory-schema.js';
 import type { SettingsStore } from '../config/settings-store.js';
 import { testConnection } from '../directory/connection-test.js';
 import type { DomainStatusBoard } from '../directory/domain-status.js';
@@ -19,6 +19,7 @@ import { pathParam } from '../http/api-router.js';
 import { readJsonObject } from '../http/json-body.js';
 import { parseInput } from '../http/parse-input.js';
 import type { DomainFields, DomainService } from '../resources/domain-service.js';
+import { domainSummary } from '../resources/domain-summary.js';
 import { invalidField, ServiceError } from '../util/service-error.js';
 import type { ConsoleRoutes } from './console-app.js';
 import { consoleAuth } from './console-guard.js';
@@ -38,43 +39,20 @@ const DomainBody = z.object({
 });
 type DomainBody = z.infer<typeof DomainBody>;
 
-function fieldsOf(body: DomainBody): DomainFields {
-  return body;
-}
-
 export interface DomainsRouterDeps {
   domains: DomainService;
   settings: SettingsStore;
   status: DomainStatusBoard;
-  /** Recognises a Changes policy (agent/resources/policy-xml.ts). */
-  isChanges: (xml: string) => boolean;
 }
 
 export function buildDomainsRouter(deps: DomainsRouterDeps): ConsoleRoutes {
   const { domains } = deps;
-  const summary = async (domain: DomainSettings): Promise<DomainSummary> => {
-    const policies = deps.settings.current.policies.filter((p: PolicySettings) => p.domainId === domain.id);
-    return {
-      id: domain.id,
-      name: domain.name,
-      ldapServer: domain.ldapServer,
-      userName: domain.userName,
-      baseDn: domain.baseDn,
-      pollingIntervalSeconds: domain.pollingIntervalSeconds,
-      tls: domain.tls,
-      caFile: domain.caFile,
-      isEnabled: domain.isEnabled,
-      comment: domain.comment,
+  const summary = async (domain: DomainSettings): Promise<DomainSummary> =>
+    domainSummary(domain, {
+      policies: deps.settings.current.policies,
       hasPassword: await domains.hasPassword(domain.id),
       status: deps.status.get(domain.id) ?? null,
-      policies: policies.map((p) => ({
-        id: p.id,
-        name: p.name,
-        isEnabled: p.isEnabled,
-        isChanges: deps.isChanges(p.xml),
-      })),
-    };
-  };
+    });
   const one = `${ConsoleDomainPaths.domains}/:id`;
   return (router) => {
     router.get(ConsoleDomainPaths.domains, async (ctx) => {
@@ -86,13 +64,13 @@ export function buildDomainsRouter(deps: DomainsRouterDeps): ConsoleRoutes {
       const body = parseInput(DomainBody, await readJsonObject(ctx));
       if (body.password === undefined) throw invalidField('password', 'the password of the bind account is required');
       ctx.status = 201;
-      ctx.body = await summary(await domains.add(fieldsOf(body), actor));
+      ctx.body = await summary(await domains.add(body, actor));
     });
 
     router.put(one, async (ctx) => {
       const actor = consoleAuth(ctx).actor;
       const body = parseInput(DomainBody, await readJsonObject(ctx));
-      const fields = fieldsOf(body);
+      const fields: DomainFields = body;
       const updated = await domains.update(
         pathParam(ctx, 'id'),
         (current) => ({ ...current, ...fields, isEnabled: fields.isEnabled ?? current.isEnabled }),

@@ -12,23 +12,12 @@ import Database from 'better-sqlite3';
 import type pg from 'pg';
 import type { Logger } from '../log/logger.js';
 import { ADVISORY_KEYS, utcDay } from './pg-schema.js';
+import type { CanonicalRow } from '../store/record-chain.js';
 import { ReconnectPacing, type PacingOptions } from './reconnect-pacing.js';
 
-export interface ForwardedRow {
+/** A local record as forwarded: its canonical columns, its local seq and its chain value. */
+export interface ForwardedRow extends CanonicalRow {
   seq: number;
-  rid: string;
-  when_ms: number;
-  who: string;
-  action: string;
-  what: string;
-  location: string;
-  object_type: string;
-  data_source: string;
-  plan_name: string | null;
-  plan_id: string | null;
-  item_name: string | null;
-  workstation: string | null;
-  details: string | null;
   chain: Buffer | null;
 }
 

@@ -9,46 +9,20 @@
  * the agent itself.
  */
 import type pg from 'pg';
-import { GENESIS, canonicalRecord, nextChain, type CanonicalValues } from '../store/record-chain.js';
+import { GENESIS, canonicalRecord, nextChain, rowValues, type CanonicalRow } from '../store/record-chain.js';
 import type { Problem, VerifiedRange, VerifyReport } from '../integrity/verify-report.js';
 
 const PAGE = 5_000;
 
-interface FleetRow {
+/** A fleet row as node-postgres returns it: bigint columns arrive as text. */
+interface FleetRow extends Omit<CanonicalRow, 'when_ms'> {
   agent_seq: string;
-  rid: string;
   when_ms: string;
-  who: string;
-  action: string;
-  what: string;
-  location: string;
-  object_type: string;
-  data_source: string;
-  plan_name: string | null;
-  plan_id: string | null;
-  item_name: string | null;
-  workstation: string | null;
-  details: string | null;
   chain: Buffer | null;
 }
 
 function canonical(row: FleetRow): string {
-  const values: CanonicalValues = [
-    row.rid,
-    Number(row.when_ms),
-    row.who,
-    row.action,
-    row.what,
-    row.location,
-    row.object_type,
-    row.data_source,
-    row.plan_name,
-    row.plan_id,
-    row.item_name,
-    row.workstation,
-    row.details,
-  ];
-  return canonicalRecord(values);
+  return canonicalRecord(rowValues({ ...row, when_ms: Number(row.when_ms) }));
 }
 
 /** Checks one agent's chain, a page at a time (memory stays bounded whatever the fleet's size). */

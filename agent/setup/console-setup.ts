@@ -19,7 +19,6 @@ import { buildActivityStatsRouter } from '../console/activity-stats-router.js';
 import { buildAlertsRouter } from '../console/alerts-router.js';
 import { buildAuditUsersRouter } from '../console/audit-users-router.js';
 import { buildDomainsRouter } from '../console/domains-router.js';
-import { isChangesPolicy } from '../resources/policy-xml.js';
 import { buildClientsRouter } from '../console/clients-router.js';
 import { buildConsoleApp, consoleRouteTable } from '../console/console-app.js';
 import type { RouteInfo } from '../http/api-router.js';
@@ -132,7 +131,6 @@ export function buildConsole(deps: {
           domains: deps.resources.domains,
           settings,
           status: activity.domainStatus,
-          isChanges: (xml) => isChangesPolicy(xml),
         }),
         buildSettingsRouter(editableSettings),
         buildVerificationRouter({
