@@ -21,6 +21,7 @@ import {
   type SignatureEntry,
 } from './log-sidecar-format.js';
 import { verifySignature } from './signing-key.js';
+import { consecutiveRuns, matchLines, range } from './line-match.js';
 import type { Problem, ProblemKind, VerifiedRange } from './verify-report.js';
 
 interface Batch {
@@ -240,37 +241,10 @@ export class LogFileCheck {
   private diff(cut: number | null): boolean[] {
     const expected = this.expected;
     const actual = this.actual;
-    const where = new Map<number, number[]>();
-    for (let i = 0; i < expected.length; i++) {
-      const list = where.get(expected[i]!);
-      if (list) list.push(i);
-      else where.set(expected[i]!, [i]);
-    }
-    const used = new Map<number, number>();
-    const p = new Int32Array(actual.length).fill(-1);
-    const taken = new Uint8Array(expected.length);
-    for (let j = 0; j < actual.length; j++) {
-      const list = where.get(actual[j]!);
-      if (!list) continue;
-      const k = used.get(actual[j]!) ?? 0;
-      if (k >= list.length) continue;
-      used.set(actual[j]!, k + 1);
-      p[j] = list[k]!;
-      taken[list[k]!] = 1;
-    }
-    const inOrder = longestIncreasing(p);
-    const reordered = new Set<number>();
-    for (let j = 0; j < actual.length; j++) {
-      if (p[j]! < 0 || inOrder[j]) continue;
-      reordered.add(j);
-      if (j + 1 < actual.length && p[j + 1] === p[j]! - 1) reordered.add(j + 1);
-      if (j > 0 && p[j - 1] === p[j]! + 1) reordered.add(j - 1);
-    }
-    for (const j of [...reordered].sort((a, b) => a - b)) {
+    const { p, inOrder, reordered, missing } = matchLines(expected, actual);
+    for (const j of reordered) {
       this.problem('reordered', j + 1, `line ${j + 1} was line ${p[j]! + 1} when written`);
     }
-    const missing: number[] = [];
-    for (let i = 0; i < expected.length; i++) if (!taken[i]) missing.push(i);
     let m = 0;
     let pendingA: number[] = [];
     const gap = (upTo: number, atEnd: boolean): void => {
@@ -305,7 +279,8 @@ export class LogFileCheck {
     }
     gap(expected.length, true);
     const intact = new Array<boolean>(actual.length);
-    for (let j = 0; j < actual.length; j++) intact[j] = inOrder[j] === 1 && !reordered.has(j);
+    const moved = new Set(reordered);
+    for (let j = 0; j < actual.length; j++) intact[j] = inOrder[j] === 1 && !moved.has(j);
     return intact;
   }
 
@@ -347,15 +322,9 @@ export class LogFileCheck {
 
   /** One problem per run of consecutive lines (0-based indexes, reported from 1). */
   private runs(kind: ProblemKind, indexes: number[], what: string, asWritten = false): void {
-    let k = 0;
-    while (k < indexes.length) {
-      let end = k;
-      while (end + 1 < indexes.length && indexes[end + 1] === indexes[end]! + 1) end++;
-      const first = indexes[k]! + 1;
-      const last = indexes[end]! + 1;
-      const lines = first === last ? `line ${first}` : `lines ${first}–${last}`;
-      this.problem(kind, first, `${lines}${asWritten ? ' as written' : ''}: ${what}`);
-      k = end + 1;
+    for (const [from, to] of consecutiveRuns(indexes)) {
+      const lines = from === to ? `line ${from + 1}` : `lines ${from + 1}–${to + 1}`;
+      this.problem(kind, from + 1, `${lines}${asWritten ? ' as written' : ''}: ${what}`);
     }
   }
 
@@ -371,48 +340,7 @@ export class LogFileCheck {
   private ranges(intact: boolean[]): VerifiedRange[] {
     if (this.unvouched)
       for (let j = this.unvouched.from - 1; j < Math.min(intact.length, this.unvouched.to); j++) intact[j] = false;
-    const out: VerifiedRange[] = [];
-    let start = -1;
-    for (let j = 0; j <= intact.length; j++) {
-      if (j < intact.length && intact[j]) {
-        if (start < 0) start = j;
-      } else if (start >= 0) {
-        out.push({ file: this.name, from: start + 1, to: j });
-        start = -1;
-      }
-    }
-    return out;
+    const marked = intact.flatMap((ok, j) => (ok ? [j] : []));
+    return consecutiveRuns(marked).map(([from, to]) => ({ file: this.name, from: from + 1, to: to + 1 }));
   }
-}
-
-function range(from: number, to: number): number[] {
-  return Array.from({ length: to - from }, (_, i) => from + i);
-}
-
-/** Marks (1) the indexes of a longest strictly increasing run of the non-negative values of `p`. */
-function longestIncreasing(p: Int32Array): Uint8Array {
-  const tails: number[] = [];
-  const tailIndex: number[] = [];
-  const previous = new Int32Array(p.length).fill(-1);
-  for (let j = 0; j < p.length; j++) {
-    const v = p[j]!;
-    if (v < 0) continue;
-    let lo = 0;
-    let hi = tails.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (tails[mid]! < v) lo = mid + 1;
-      else hi = mid;
-    }
-    if (lo > 0) previous[j] = tailIndex[lo - 1]!;
-    tails[lo] = v;
-    tailIndex[lo] = j;
-  }
-  const marks = new Uint8Array(p.length);
-  let j = tails.length > 0 ? tailIndex[tails.length - 1]! : -1;
-  while (j >= 0) {
-    marks[j] = 1;
-    j = previous[j]!;
-  }
-  return marks;
 }
