@@ -12,8 +12,8 @@ import { migrate } from './audit-schema.js';
 import { RidGenerator } from './rid.js';
 import { BACKSTOP_PAGES, WalCheckpointer } from './wal-checkpointer.js';
 import { DatabaseOpenError, openProblem } from './database-open-error.js';
-import { CHAIN_BYTES, GENESIS, canonicalRecord, chainBatch } from './record-chain.js';
-import type { CanonicalRow, CanonicalValues } from './record-chain.js';
+import { CHAIN_BYTES, GENESIS, canonicalAsStored, canonicalRecord, chainBatch } from './record-chain.js';
+import type { CanonicalRow } from './record-chain.js';
 
 /**
  * The WAL is cut back to this size once a checkpoint has emptied it. A long reader (an export,
@@ -247,7 +247,8 @@ export class AuditStore {
         workstation,
         detailsJson,
       ]);
-      if (canonicals[rows]!.includes('\\ud')) canonicals[rows] = AuditStore.asStored(args, filled);
+      // Half a surrogate pair (rare) is chained as UTF-8 will store it: see canonicalAsStored.
+      if (canonicals[rows]!.includes('\\ud')) canonicals[rows] = canonicalAsStored(args, filled);
       filled += COLUMNS;
       rows++;
       if (rows === ROWS_PER_STATEMENT) {
@@ -261,20 +262,6 @@ export class AuditStore {
     if (rows === 0) return;
     AuditStore.bindChains(args, chainBatch(chain, canonicals.slice(0, rows)), rows);
     for (let at = 0; at < filled; at += COLUMNS) this.insert.run(args.slice(at, at + COLUMNS));
-  }
-
-  /**
-   * A value holding half a UTF-16 surrogate pair (JSON.stringify escapes it as `\udxxx`) is
-   * stored by SQLite as U+FFFD, since UTF-8 cannot hold it. Bind and chain the row's text as it
-   * will be stored, so `vigil verify` re-reading the row finds the same canonical record. Rare:
-   * the check above is one substring search of the canonical text.
-   */
-  private static asStored(args: unknown[], at: number): string {
-    for (let column = at; column < at + 13; column++) {
-      const value = args[column];
-      if (typeof value === 'string') args[column] = Buffer.from(value, 'utf8').toString('utf8');
-    }
-    return canonicalRecord(args.slice(at, at + 13) as unknown as CanonicalValues);
   }
 
   /** Puts each row's chain value (32-byte views of `chains`) in its `chain` column; returns the last. */

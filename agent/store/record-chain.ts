@@ -64,6 +64,21 @@ export function chainBatchJs(previous: Buffer, canonicals: readonly string[]): B
   return out;
 }
 
+/**
+ * The canonical record of the 13 values at `values[at…]` as SQLite will store them, rewriting
+ * those values in place. Half a UTF-16 surrogate pair (JSON.stringify escapes it as `\udxxx`)
+ * cannot exist in UTF-8 and is stored as U+FFFD; chaining the text as sent would make
+ * `vigil verify`, re-reading the row, report a change. The store calls this only when a
+ * record's canonical text holds such an escape.
+ */
+export function canonicalAsStored(values: unknown[], at: number): string {
+  for (let column = at; column < at + 13; column++) {
+    const value = values[column];
+    if (typeof value === 'string') values[column] = Buffer.from(value, 'utf8').toString('utf8');
+  }
+  return canonicalRecord(values.slice(at, at + 13) as unknown as CanonicalValues);
+}
+
 /** The columns of `activity_records` in canonical order, for SELECTs. */
 export const CANONICAL_COLUMNS =
   'rid, when_ms, who, action, what, location, object_type, data_source, plan_name, plan_id, item_name, workstation, details';
