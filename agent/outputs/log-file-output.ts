@@ -23,8 +23,9 @@ import type { StatusRegistry } from '../status/status-registry.js';
 import { cutSidecar, LogSidecar, sidecarPath, type LogSigner } from '../integrity/log-sidecar.js';
 import type { DiskGuard } from './disk-guard.js';
 import { compileFileFilter, type ItemFilter } from './file-filter.js';
-import { cutTornLine, readActivityRange, zipLogFile } from './log-file-io.js';
-import { dayMinus, logFileName, parseLogFileName, utcDay, type LogFileName } from './log-file-names.js';
+import { cutTornLine, writeAll } from './log-file-io.js';
+import { maintainLogFiles } from './log-file-maintenance.js';
+import { logFileName, parseLogFileName, utcDay, type LogFileName } from './log-file-names.js';
 import { jsonLine, TSV_HEADER, tsvLine } from './log-line-format.js';
 
 export interface LogFileOutputOptions {
@@ -272,30 +273,15 @@ export class LogFileOutput {
   }
 
   private async doMaintain(): Promise<void> {
-    const today = utcDay(this.now());
-    const oldest = dayMinus(today, this.options.daysToRetain);
-    for (const file of this.files()) {
-      const full = path.join(this.o.dir, file.fileName);
-      if (file.day < oldest) {
-        const size = fs.statSync(full, { throwIfNoEntry: false })?.size ?? 0;
-        const sidecarSize = fs.statSync(sidecarPath(full), { throwIfNoEntry: false })?.size ?? 0;
-        fs.rmSync(full, { force: true });
-        fs.rmSync(sidecarPath(full), { force: true });
-        this.o.guard.add(-size - sidecarSize);
-        this.o.log.info('log file past retention deleted', { file: file.fileName });
-        continue;
-      }
-      if (!file.zipped && file.day < today && this.options.zipClosedFiles && this.open?.name !== file.fileName) {
-        try {
-          const before =
-            fs.statSync(full).size + (fs.statSync(sidecarPath(full), { throwIfNoEntry: false })?.size ?? 0);
-          const zip = await zipLogFile(full, readActivityRange(full, file.format));
-          this.o.guard.add(fs.statSync(zip).size - before);
-        } catch (error) {
-          this.o.log.warn('could not zip a closed log file', { file: file.fileName, error: (error as Error).message });
-        }
-      }
-    }
+    await maintainLogFiles({
+      dir: this.o.dir,
+      files: this.files(),
+      today: utcDay(this.now()),
+      options: this.options,
+      openName: this.open?.name ?? null,
+      guard: this.o.guard,
+      log: this.o.log,
+    });
     this.refreshFileStats();
   }
 
@@ -353,9 +339,4 @@ export class LogFileOutput {
     this.o.log.info('log file writing resumed', { output: this.id });
     this.o.status.setOutputStatus(this.id, 'OK', 'Writing log files', this.o.dir);
   }
-}
-
-function writeAll(fd: number, buffer: Buffer): void {
-  let offset = 0;
-  while (offset < buffer.length) offset += fs.writeSync(fd, buffer, offset, buffer.length - offset);
 }
