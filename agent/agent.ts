@@ -189,26 +189,46 @@ export async function launchAgent(
     await lock.write(endpoints.consoleUrl());
     log.info('agent started', { dataDir: paths.root, certificateSha256: identity.fingerprint256 });
 
-    let stopping: Promise<void> | null = null;
-    const running: RunningAgent = {
-      dataDir: paths.root,
-      paths,
-      identity,
-      monitoring: activity.monitoring,
-      alerts: activity.alerts,
-      urls: () => endpoints.urls(),
-      stop: () => (stopping ??= cleanups.run().then(() => log.info('agent stopped'))),
-    };
-    const { store, index } = stores;
-    const internals: AgentInternals = {
-      ...{ settings, allowList: listeners.allowList, ports: endpoints.ports, store, activity, auth, resources },
-      ...{ audit: { store, index, users: audit.users }, agentId: api.agentId, apiRoutes: api.routes },
-      consoleRoutes: consoleSide.routes,
-      fleet,
-    };
-    return { running, internals };
+    const stop = (): Promise<void> => cleanups.run().then(() => log.info('agent stopped'));
+    const parts = { paths, identity, activity, endpoints, settings, listeners, stores, auth, resources, audit };
+    return handlesOf(
+      { ...parts, agentId: api.agentId, apiRoutes: api.routes, consoleRoutes: consoleSide.routes, fleet },
+      stop,
+    );
   } catch (error) {
     await cleanups.run();
     throw error;
   }
+}
+
+/** What the tray app and `vigil agent` use, and the parts tests reach (test/helpers/test-agent.ts). */
+function handlesOf(
+  p: Omit<AgentInternals, 'allowList' | 'ports' | 'store' | 'audit'> & {
+    paths: DataPaths;
+    identity: TlsIdentity;
+    endpoints: Endpoints;
+    listeners: { allowList: AllowList };
+    stores: AuditStores;
+    audit: { users: AuditUserService };
+  },
+  stop: () => Promise<void>,
+): { running: RunningAgent; internals: AgentInternals } {
+  let stopping: Promise<void> | null = null;
+  const running: RunningAgent = {
+    dataDir: p.paths.root,
+    paths: p.paths,
+    identity: p.identity,
+    monitoring: p.activity.monitoring,
+    alerts: p.activity.alerts,
+    urls: () => p.endpoints.urls(),
+    stop: () => (stopping ??= stop()),
+  };
+  const { store, index } = p.stores;
+  const internals: AgentInternals = {
+    ...{ settings: p.settings, allowList: p.listeners.allowList, ports: p.endpoints.ports, store },
+    ...{ activity: p.activity, auth: p.auth, resources: p.resources },
+    ...{ audit: { store, index, users: p.audit.users }, agentId: p.agentId, apiRoutes: p.apiRoutes },
+    ...{ consoleRoutes: p.consoleRoutes, fleet: p.fleet },
+  };
+  return { running, internals };
 }
