@@ -66,6 +66,12 @@ const OUTPUT_FIELDS = ['type', 'isEnabled', 'format', 'comment', 'path', 'server
 
 const settingsOnDisk = (): string => fs.readFileSync(agent.paths.settings, 'utf8');
 
+function withoutLiveStatus(resource: unknown): unknown {
+  if (typeof resource !== 'object' || resource === null) return resource;
+  const { status: _live, ...configured } = resource as Record<string, unknown>;
+  return configured;
+}
+
 async function checkPatches(path: string, fields: readonly string[]): Promise<{ ok: number; refused: number }> {
   const seen = { ok: 0, refused: 0 };
   await fc.assert(
@@ -76,7 +82,10 @@ async function checkPatches(path: string, fields: readonly string[]): Promise<{ 
       if (response.status === 200) {
         seen.ok++;
         const after = await call(agent, WRITER, 'GET', path);
-        expect(after.json).toEqual(response.json);
+        // The host's `status` is live: the monitor applies the change after the answer (a host
+        // left with no folder turns "No folder is watched" a moment later), so it is left out;
+        // every configured field must read back as the PATCH answered it.
+        expect(withoutLiveStatus(after.json)).toEqual(withoutLiveStatus(response.json));
         expect(JSON.parse(settingsOnDisk())).toEqual(JSON.parse(JSON.stringify(agent.settings.current)));
         return;
       }
