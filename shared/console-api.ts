@@ -639,3 +639,23 @@ export interface ActivityStatsResponse {
   /** The `Process` detail's Message (docs/attribution.md). */
   topProcesses: ActivityTopEntry[];
 }
+
+/* ------------------------------------------------------------------------------------------ */
+/* Fleet (docs/fleet.md)                                                                       */
+/* ------------------------------------------------------------------------------------------ */
+
+/** `GET /api/fleet`, and the answer of `PUT` (join); `vigil fleet status` prints the same. */
+export interface FleetStatusView {
+  /** The fleet database's URL without its password; null when this agent is no member. */
+  database: string | null;
+  state: 'connected' | 'unreachable' | 'alone';
+  /** Records committed here and not yet in the fleet database. */
+  backlog: number;
+  members: Array<{ id: string; host: string | null; lastSeen: string | null; status: 'OK' | 'Warning' }>;
+}
+
+/** `PUT /api/fleet`: join (the password is kept owner-only and never answered back). */
+export interface FleetJoinRequest {
+  database: string;
+  password: string | null;
+}

@@ -2,16 +2,12 @@
  * What the rest of the agent sees of fleet membership (docs/fleet.md): the console's fleet routes,
  * the agents router and the audit API use it; agent/setup/fleet-setup.ts makes it.
  */
+import type { FleetStatusView } from '../../shared/console-api.js';
 import type { FleetMembership } from './fleet-membership.js';
 import type { FleetMember } from './fleet-registry.js';
 
-/** `vigil fleet status`'s JSON (docs/fleet.md). */
-export interface FleetStatusView {
-  database: string | null;
-  state: 'connected' | 'unreachable' | 'alone';
-  backlog: number;
-  members: Array<{ id: string; host: string | null; lastSeen: string | null; status: 'OK' | 'Warning' }>;
-}
+/** `vigil fleet status`'s JSON (docs/fleet.md), shared with the console. */
+export type { FleetStatusView };
 
 export interface FleetService {
   /** The membership while this agent is a member; null when it is not (or not started yet). */

@@ -15,6 +15,8 @@ import type { ClientApplicationView, ClientCredentials } from '../../shared/clie
 import {
   ConsoleVerificationPaths,
   type VerificationState,
+  type FleetJoinRequest,
+  type FleetStatusView,
   CONSOLE_SESSION_FRAGMENT,
   CONSOLE_SESSION_HEADER,
   CONSOLE_SESSION_PARAM,
@@ -216,6 +218,9 @@ export const api = {
   logLines: (id: string, from: number, count: number, filter: string | null) =>
     request<LogLinesResponse>('GET', ConsoleLogFilePaths.lines(id) + query({ from, count, filter: filter || null })),
   logDownloadUrl: (id: string) => withSessionKey(ConsoleLogFilePaths.content(id)),
+  fleet: () => request<FleetStatusView>('GET', ConsolePaths.fleet),
+  joinFleet: (join: FleetJoinRequest) => request<FleetStatusView>('PUT', ConsolePaths.fleet, join),
+  leaveFleet: () => request<void>('DELETE', ConsolePaths.fleet),
   verification: () => request<VerificationState>('GET', ConsoleVerificationPaths.verification),
   verifyNow: () => request<VerificationState>('POST', ConsoleVerificationPaths.verification),
 

@@ -10,6 +10,7 @@ import { api, ConsoleApiError } from '../api-client.js';
 import { ErrorMessage } from '../components/error-message.js';
 import { Page } from '../components/page.js';
 import { useResource } from '../use-resource.js';
+import { FleetPanel } from './fleet-panel.js';
 
 const VENDOR = /^[a-z][a-z0-9-]{0,31}$/;
 
@@ -290,6 +291,7 @@ export function SettingsPage() {
     <Page title="Settings">
       <ErrorMessage error={settings.error} prefix="The settings could not be read" />
       {current ? <SettingsForm view={current} onSaved={setView} /> : settings.error ? null : <p>Loading…</p>}
+      <FleetPanel />
     </Page>
   );
 }
