@@ -164,6 +164,11 @@ export function errorText(error: unknown): string {
   return String(error);
 }
 
+/** The request field the agent named in its refusal, if it named one (to show the error under it). */
+export function errorField(error: unknown): string | undefined {
+  return error instanceof ConsoleApiError ? error.field : undefined;
+}
+
 export function isSignedOut(error: unknown): boolean {
   return error instanceof ConsoleApiError && error.status === 401;
 }

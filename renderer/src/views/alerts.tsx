@@ -5,13 +5,19 @@
  */
 import { useState } from 'preact/hooks';
 import { ALERT_ACTIONS, type AlertRule } from '../../../shared/alert-rule.js';
-import { api, ConsoleApiError, errorText } from '../api-client.js';
+import { api, errorField, errorText } from '../api-client.js';
+import { CheckList } from '../components/check-list.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { Dialog } from '../components/dialog.js';
+import { FormButtons } from '../components/form-buttons.js';
 import { ErrorMessage } from '../components/error-message.js';
 import { OpenAlerts } from '../components/open-alerts.js';
 import { Page } from '../components/page.js';
+import { RowActions } from '../components/row-actions.js';
+import { FieldError, TextField } from '../components/text-field.js';
 import { formatCount } from '../format.js';
+import { useAction } from '../use-action.js';
+import { usePageDialogs } from '../use-page-dialogs.js';
 import { useResource } from '../use-resource.js';
 import { checkDraft, draftOf, type RuleDraft, type RuleField } from './alert-rule-form.js';
 
@@ -22,13 +28,7 @@ function describeRule(rule: AlertRule): string {
   return `More than ${formatCount(rule.threshold)} ${rule.actions.join(' or ')} by ${who} within ${formatCount(rule.windowSeconds)} s`;
 }
 
-function FieldError({ id, text }: { id: string; text: string | undefined }) {
-  return (
-    <p id={id} class="field-error">
-      {text ?? ''}
-    </p>
-  );
-}
+const ACTION_OPTIONS = ALERT_ACTIONS.map((action) => ({ value: action, label: action }));
 
 function RuleDialog({
   rule,
@@ -41,104 +41,79 @@ function RuleDialog({
 }) {
   const [draft, setDraft] = useState<RuleDraft>(draftOf(rule));
   const [problems, setProblems] = useState<Partial<Record<RuleField, string>>>({});
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
   const set = (patch: Partial<RuleDraft>): void => setDraft({ ...draft, ...patch });
-  const agentField =
-    error instanceof ConsoleApiError ? (error.field?.split(/[.[]/)[0] as RuleField | undefined) : undefined;
+  // The agent names nested fields (`actions[0]`): the form shows them under the top-level one.
+  const agentField = errorField(action.error)?.split(/[.[]/)[0] as RuleField | undefined;
   const problem = (field: RuleField): string | undefined =>
-    problems[field] ?? (agentField === field ? errorText(error) : undefined);
-  const invalid = (field: RuleField) => (problem(field) ? 'true' : undefined);
+    problems[field] ?? (agentField === field ? errorText(action.error) : undefined);
   const submit = async (event: Event): Promise<void> => {
     event.preventDefault();
-    setError(null);
+    action.clearError();
     const checked = checkDraft(draft);
     if (!checked.ok) {
       setProblems(checked.problems);
       const first = (['name', 'actions', 'threshold', 'windowSeconds', 'per'] as const).find(
         (f) => checked.problems[f],
       );
-      document.getElementById(first === 'actions' ? 'rule-action-0' : `rule-${first}`)?.focus();
+      document.getElementById(first === 'actions' ? `rule-action-${ALERT_ACTIONS[0]}` : `rule-${first}`)?.focus();
       return;
     }
     setProblems({});
-    setBusy(true);
-    try {
+    await action.run(async () => {
       const saved = rule ? await api.saveAlertRule(rule.name, checked.rule) : await api.addAlertRule(checked.rule);
       onSaved(saved.name);
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <Dialog title={rule ? `Edit “${rule.name}”` : 'Add an alert rule'} onClose={onClose} wide>
       <form onSubmit={submit} noValidate>
-        <label for="rule-name">Name</label>
-        <input
+        <TextField
           id="rule-name"
+          label="Name"
           value={draft.name}
           autoFocus
-          autoComplete="off"
-          aria-invalid={invalid('name')}
-          aria-describedby="rule-name-error"
-          onInput={(e) => set({ name: (e.currentTarget as HTMLInputElement).value })}
+          error={problem('name')}
+          onInput={(name) => set({ name })}
         />
-        <FieldError id="rule-name-error" text={problem('name')} />
-        <fieldset aria-describedby="rule-actions-error">
-          <legend>Count these actions</legend>
-          {ALERT_ACTIONS.map((action, i) => (
-            <div class="check inline" key={action}>
-              <input
-                type="checkbox"
-                id={`rule-action-${i}`}
-                checked={draft.actions.includes(action)}
-                aria-invalid={invalid('actions')}
-                onChange={(e) =>
-                  set({
-                    actions: (e.currentTarget as HTMLInputElement).checked
-                      ? [...draft.actions, action]
-                      : draft.actions.filter((a) => a !== action),
-                  })
-                }
-              />
-              <label for={`rule-action-${i}`}>{action}</label>
-            </div>
-          ))}
-        </fieldset>
+        <CheckList
+          legend="Count these actions"
+          idPrefix="rule-action"
+          options={ACTION_OPTIONS}
+          value={draft.actions}
+          onChange={(actions) => set({ actions })}
+          inline
+          invalid={problem('actions') !== undefined}
+          describedBy="rule-actions-error"
+        />
         <FieldError id="rule-actions-error" text={problem('actions')} />
         <div class="field-grid">
           <div>
-            <label for="rule-threshold">Fire when more than (records)</label>
-            <input
+            <TextField
               id="rule-threshold"
+              label="Fire when more than (records)"
               inputMode="numeric"
               value={draft.threshold}
-              aria-invalid={invalid('threshold')}
-              aria-describedby="rule-threshold-error"
-              onInput={(e) => set({ threshold: (e.currentTarget as HTMLInputElement).value })}
+              error={problem('threshold')}
+              onInput={(threshold) => set({ threshold })}
             />
-            <FieldError id="rule-threshold-error" text={problem('threshold')} />
           </div>
           <div>
-            <label for="rule-windowSeconds">Within (seconds)</label>
-            <input
+            <TextField
               id="rule-windowSeconds"
+              label="Within (seconds)"
               inputMode="numeric"
               value={draft.windowSeconds}
-              aria-invalid={invalid('windowSeconds')}
-              aria-describedby="rule-windowSeconds-error"
-              onInput={(e) => set({ windowSeconds: (e.currentTarget as HTMLInputElement).value })}
+              error={problem('windowSeconds')}
+              onInput={(windowSeconds) => set({ windowSeconds })}
             />
-            <FieldError id="rule-windowSeconds-error" text={problem('windowSeconds')} />
           </div>
           <div>
             <label for="rule-per">Counted per</label>
             <select
               id="rule-per"
               value={draft.per}
-              aria-invalid={invalid('per')}
+              aria-invalid={problem('per') ? 'true' : undefined}
               aria-describedby="rule-per-error"
               onChange={(e) => set({ per: (e.currentTarget as HTMLSelectElement).value })}
             >
@@ -157,15 +132,8 @@ function RuleDialog({
           />
           <label for="rule-enabled">Enabled</label>
         </div>
-        {error && !agentField ? <ErrorMessage error={error} /> : null}
-        <div class="buttons">
-          <button type="button" class="secondary" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" disabled={busy}>
-            {rule ? 'Save rule' : 'Add rule'}
-          </button>
-        </div>
+        {agentField ? null : <ErrorMessage error={action.error} />}
+        <FormButtons submit={rule ? 'Save rule' : 'Add rule'} onCancel={onClose} busy={action.busy} />
       </form>
     </Dialog>
   );
@@ -203,32 +171,17 @@ function RulesTable({
               <th scope="row">{rule.name}</th>
               <td>{describeRule(rule)}</td>
               <td>{rule.enabled ? 'Enabled' : 'Disabled'}</td>
-              <td class="row-actions">
-                <button
-                  type="button"
-                  class="secondary small"
-                  onClick={() => onToggle(rule)}
-                  aria-label={`${rule.enabled ? 'Disable' : 'Enable'} ${rule.name}`}
-                >
-                  {rule.enabled ? 'Disable' : 'Enable'}
-                </button>
-                <button
-                  type="button"
-                  class="secondary small"
-                  onClick={() => onEdit(rule)}
-                  aria-label={`Edit ${rule.name}`}
-                >
-                  Edit
-                </button>
-                <button
-                  type="button"
-                  class="danger small"
-                  onClick={() => onRemove(rule)}
-                  aria-label={`Remove ${rule.name}`}
-                >
-                  Remove
-                </button>
-              </td>
+              <RowActions
+                actions={[
+                  {
+                    label: rule.enabled ? 'Disable' : 'Enable',
+                    name: `${rule.enabled ? 'Disable' : 'Enable'} ${rule.name}`,
+                    onClick: () => onToggle(rule),
+                  },
+                  { label: 'Edit', name: `Edit ${rule.name}`, onClick: () => onEdit(rule) },
+                  { label: 'Remove', name: `Remove ${rule.name}`, danger: true, onClick: () => onRemove(rule) },
+                ]}
+              />
             </tr>
           ))}
         </tbody>
@@ -240,22 +193,11 @@ function RulesTable({
 export function AlertsPage() {
   const alerts = useResource(() => api.alerts(), [], 5000);
   const rules = useResource(() => api.alertRules(), []);
-  const [modal, setModal] = useState<Modal | null>(null);
-  const [notice, setNotice] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const done = async (message: string): Promise<void> => {
-    setModal(null);
-    await rules.reload();
-    setNotice(message);
-  };
+  const { modal, open: setModal, close, notice, done } = usePageDialogs<Modal>(rules.reload);
+  const toggling = useAction();
   const toggle = async (rule: AlertRule): Promise<void> => {
-    setError(null);
-    try {
-      await api.saveAlertRule(rule.name, { ...rule, enabled: !rule.enabled });
-      await done(`“${rule.name}” is ${rule.enabled ? 'disabled' : 'enabled'}.`);
-    } catch (caught) {
-      setError(caught);
-    }
+    const saved = await toggling.run(() => api.saveAlertRule(rule.name, { ...rule, enabled: !rule.enabled }));
+    if (saved) await done(`“${rule.name}” is ${rule.enabled ? 'disabled' : 'enabled'}.`);
   };
   return (
     <Page title="Alerts">
@@ -281,7 +223,7 @@ export function AlertsPage() {
         <p role="status" class="notice">
           {notice}
         </p>
-        <ErrorMessage error={rules.error ?? error} prefix="The rules could not be changed" />
+        <ErrorMessage error={rules.error ?? toggling.error} prefix="The rules could not be changed" />
         {rules.data ? (
           <RulesTable
             rules={rules.data}
@@ -292,11 +234,7 @@ export function AlertsPage() {
         ) : null}
       </section>
       {modal?.kind === 'edit' ? (
-        <RuleDialog
-          rule={modal.rule}
-          onClose={() => setModal(null)}
-          onSaved={(name) => void done(`“${name}” is saved.`)}
-        />
+        <RuleDialog rule={modal.rule} onClose={close} onSaved={(name) => void done(`“${name}” is saved.`)} />
       ) : null}
       {modal?.kind === 'remove' ? (
         <ConfirmDialog
@@ -304,7 +242,7 @@ export function AlertsPage() {
           text="This rule stops raising alerts. Alerts it raised stay until acknowledged."
           action="Remove rule"
           danger
-          onClose={() => setModal(null)}
+          onClose={close}
           onConfirm={async () => {
             await api.removeAlertRule(modal.rule.name);
             await done(`“${modal.rule.name}” is removed.`);

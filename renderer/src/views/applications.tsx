@@ -10,13 +10,19 @@ import {
   type ClientCredentials,
 } from '../../../shared/client-application.js';
 import { PERMISSIONS, PERMISSION_INFO, type Permission } from '../../../shared/permissions.js';
-import { api, ConsoleApiError, errorText } from '../api-client.js';
+import { api, errorField, errorText } from '../api-client.js';
+import { CheckList } from '../components/check-list.js';
 import { CopyButton } from '../components/copy-button.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { Dialog } from '../components/dialog.js';
+import { FormButtons } from '../components/form-buttons.js';
 import { ErrorMessage } from '../components/error-message.js';
 import { Page } from '../components/page.js';
+import { RowActions } from '../components/row-actions.js';
+import { TextField } from '../components/text-field.js';
 import { formatDate, formatRelative, formatTime } from '../format.js';
+import { useAction } from '../use-action.js';
+import { usePageDialogs } from '../use-page-dialogs.js';
 import { useResource } from '../use-resource.js';
 
 type Modal =
@@ -26,32 +32,15 @@ type Modal =
   | { kind: 'revoke'; client: ClientApplicationView }
   | { kind: 'credentials'; name: string; credentials: ClientCredentials; isNew: boolean };
 
+const PERMISSION_OPTIONS = PERMISSIONS.map((p) => ({
+  value: p,
+  label: PERMISSION_INFO[p].label,
+  help: PERMISSION_INFO[p].explanation,
+}));
+
 function PermissionBoxes({ value, onChange }: { value: Permission[]; onChange: (next: Permission[]) => void }) {
   return (
-    <fieldset>
-      <legend>Permissions</legend>
-      {PERMISSIONS.map((p) => {
-        const info = PERMISSION_INFO[p];
-        const id = `perm-${p}`;
-        return (
-          <div class="check" key={p}>
-            <input
-              type="checkbox"
-              id={id}
-              checked={value.includes(p)}
-              aria-describedby={`${id}-help`}
-              onChange={(e) =>
-                onChange((e.currentTarget as HTMLInputElement).checked ? [...value, p] : value.filter((x) => x !== p))
-              }
-            />
-            <label for={id}>{info.label}</label>
-            <p id={`${id}-help`} class="hint">
-              {info.explanation}
-            </p>
-          </div>
-        );
-      })}
-    </fieldset>
+    <CheckList legend="Permissions" idPrefix="perm" options={PERMISSION_OPTIONS} value={value} onChange={onChange} />
   );
 }
 
@@ -65,56 +54,39 @@ function AddDialog({
   const [name, setName] = useState('');
   const [permissions, setPermissions] = useState<Permission[]>([]);
   const [touched, setTouched] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
   const nameProblem = touched ? clientNameProblem(name) : null;
-  const serverField = error instanceof ConsoleApiError ? error.field : undefined;
+  const serverField = errorField(action.error);
   const submit = async (event: Event): Promise<void> => {
     event.preventDefault();
     setTouched(true);
     if (clientNameProblem(name) || permissions.length === 0) return;
-    setBusy(true);
-    try {
+    await action.run(async () => {
       const created = await api.addClient(name, permissions);
       onAdded(created.name, created);
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <Dialog title="Authorize an application" onClose={onClose} wide>
       <form onSubmit={submit} noValidate>
-        <label for="client-name">Application name</label>
-        <input
+        <TextField
           id="client-name"
+          label="Application name"
           value={name}
           autoFocus
           maxLength={100}
-          aria-invalid={nameProblem || serverField === 'name' ? 'true' : undefined}
-          aria-describedby="client-name-error"
-          onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)}
+          error={nameProblem ?? (serverField === 'name' ? errorText(action.error) : null)}
+          onInput={setName}
           onBlur={() => setTouched(true)}
         />
-        <p id="client-name-error" class="field-error">
-          {nameProblem ?? (serverField === 'name' ? errorText(error) : '')}
-        </p>
         <PermissionBoxes value={permissions} onChange={setPermissions} />
         {touched && permissions.length === 0 ? (
           <p class="field-error" role="alert">
             Choose at least one permission.
           </p>
         ) : null}
-        {error && serverField !== 'name' ? <ErrorMessage error={error} /> : null}
-        <div class="buttons">
-          <button type="button" class="secondary" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" disabled={busy}>
-            Authorize
-          </button>
-        </div>
+        {serverField !== 'name' ? <ErrorMessage error={action.error} /> : null}
+        <FormButtons submit="Authorize" onCancel={onClose} busy={action.busy} />
       </form>
     </Dialog>
   );
@@ -175,20 +147,11 @@ function PermissionsDialog({
   onSaved: () => void;
 }) {
   const [permissions, setPermissions] = useState<Permission[]>(client.permissions);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
   const submit = async (event: Event): Promise<void> => {
     event.preventDefault();
     if (permissions.length === 0) return;
-    setBusy(true);
-    try {
-      await api.setPermissions(client.clientId, permissions);
-      onSaved();
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    if (await action.run(() => api.setPermissions(client.clientId, permissions))) onSaved();
   };
   return (
     <Dialog title={`Permissions of “${client.name}”`} onClose={onClose} wide>
@@ -200,15 +163,13 @@ function PermissionsDialog({
           </p>
         ) : null}
         <p class="hint">The change applies to the application's next request; its tokens stay valid.</p>
-        <ErrorMessage error={error} />
-        <div class="buttons">
-          <button type="button" class="secondary" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" disabled={busy || permissions.length === 0}>
-            Save permissions
-          </button>
-        </div>
+        <ErrorMessage error={action.error} />
+        <FormButtons
+          submit="Save permissions"
+          onCancel={onClose}
+          busy={action.busy}
+          disabled={permissions.length === 0}
+        />
       </form>
     </Dialog>
   );
@@ -216,14 +177,7 @@ function PermissionsDialog({
 
 export function ApplicationsPage() {
   const clients = useResource(() => api.clients(), []);
-  const [modal, setModal] = useState<Modal | null>(null);
-  const [notice, setNotice] = useState('');
-  const close = (): void => setModal(null);
-  const done = async (message: string): Promise<void> => {
-    setModal(null);
-    await clients.reload();
-    setNotice(message);
-  };
+  const { modal, open: setModal, close, notice, setNotice, done } = usePageDialogs<Modal>(clients.reload);
   const list = clients.data ?? [];
   return (
     <Page
@@ -274,32 +228,26 @@ export function ApplicationsPage() {
                     <div class="hint">{formatTime(client.secretExpiresAt)}</div>
                   </td>
                   <td class="nowrap">{formatDate(client.createdAt)}</td>
-                  <td class="row-actions">
-                    <button
-                      type="button"
-                      class="secondary small"
-                      onClick={() => setModal({ kind: 'permissions', client })}
-                      aria-label={`Change permissions of ${client.name}`}
-                    >
-                      Permissions
-                    </button>
-                    <button
-                      type="button"
-                      class="secondary small"
-                      onClick={() => setModal({ kind: 'secret', client })}
-                      aria-label={`Generate a new secret for ${client.name}`}
-                    >
-                      New secret
-                    </button>
-                    <button
-                      type="button"
-                      class="danger small"
-                      onClick={() => setModal({ kind: 'revoke', client })}
-                      aria-label={`Revoke ${client.name}`}
-                    >
-                      Revoke
-                    </button>
-                  </td>
+                  <RowActions
+                    actions={[
+                      {
+                        label: 'Permissions',
+                        name: `Change permissions of ${client.name}`,
+                        onClick: () => setModal({ kind: 'permissions', client }),
+                      },
+                      {
+                        label: 'New secret',
+                        name: `Generate a new secret for ${client.name}`,
+                        onClick: () => setModal({ kind: 'secret', client }),
+                      },
+                      {
+                        label: 'Revoke',
+                        name: `Revoke ${client.name}`,
+                        danger: true,
+                        onClick: () => setModal({ kind: 'revoke', client }),
+                      },
+                    ]}
+                  />
                 </tr>
               ))}
             </tbody>

@@ -4,12 +4,18 @@
  */
 import { useState } from 'preact/hooks';
 import { AUDIT_ROLE_INFO, AUDIT_USER_ROLES, type AuditUserSummary } from '../../../shared/console-api.js';
-import { api, ConsoleApiError, errorText } from '../api-client.js';
+import { api, errorField, errorText } from '../api-client.js';
+import { CheckList } from '../components/check-list.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { Dialog } from '../components/dialog.js';
+import { FormButtons } from '../components/form-buttons.js';
 import { ErrorMessage } from '../components/error-message.js';
 import { Page } from '../components/page.js';
+import { RowActions } from '../components/row-actions.js';
+import { TextField } from '../components/text-field.js';
 import { formatDate } from '../format.js';
+import { useAction } from '../use-action.js';
+import { usePageDialogs } from '../use-page-dialogs.js';
 import { useResource } from '../use-resource.js';
 
 const MIN_PASSWORD = 8;
@@ -20,31 +26,14 @@ type Modal =
   | { kind: 'roles'; user: AuditUserSummary }
   | { kind: 'remove'; user: AuditUserSummary };
 
+const ROLE_OPTIONS = AUDIT_USER_ROLES.map((role) => ({
+  value: role,
+  label: role === 'reader' ? 'Reader' : 'Contributor',
+  help: AUDIT_ROLE_INFO[role],
+}));
+
 function RoleBoxes({ value, onChange }: { value: string[]; onChange: (next: string[]) => void }) {
-  return (
-    <fieldset>
-      <legend>Roles</legend>
-      {AUDIT_USER_ROLES.map((role) => (
-        <div class="check" key={role}>
-          <input
-            type="checkbox"
-            id={`role-${role}`}
-            checked={value.includes(role)}
-            aria-describedby={`role-${role}-help`}
-            onChange={(e) =>
-              onChange(
-                (e.currentTarget as HTMLInputElement).checked ? [...value, role] : value.filter((r) => r !== role),
-              )
-            }
-          />
-          <label for={`role-${role}`}>{role === 'reader' ? 'Reader' : 'Contributor'}</label>
-          <p id={`role-${role}-help`} class="hint">
-            {AUDIT_ROLE_INFO[role]}
-          </p>
-        </div>
-      ))}
-    </fieldset>
-  );
+  return <CheckList legend="Roles" idPrefix="role" options={ROLE_OPTIONS} value={value} onChange={onChange} />;
 }
 
 /** Two password inputs; returns the problem to show, or null. */
@@ -63,29 +52,22 @@ function PasswordFields(props: {
 }) {
   return (
     <>
-      <label for="user-password">Password</label>
-      <input
+      <TextField
         id="user-password"
+        label="Password"
         type="password"
-        autoComplete="new-password"
         value={props.password}
-        aria-invalid={props.problem ? 'true' : undefined}
-        aria-describedby="user-password-error"
-        onInput={(e) => props.setPassword((e.currentTarget as HTMLInputElement).value)}
+        invalid={props.problem !== null}
+        onInput={props.setPassword}
       />
-      <label for="user-password-again">Password again</label>
-      <input
+      <TextField
         id="user-password-again"
+        label="Password again"
         type="password"
-        autoComplete="new-password"
         value={props.again}
-        aria-invalid={props.problem ? 'true' : undefined}
-        aria-describedby="user-password-error"
-        onInput={(e) => props.setAgain((e.currentTarget as HTMLInputElement).value)}
+        error={props.problem}
+        onInput={props.setAgain}
       />
-      <p id="user-password-error" class="field-error">
-        {props.problem ?? ''}
-      </p>
     </>
   );
 }
@@ -96,40 +78,35 @@ function AddDialog({ onClose, onAdded }: { onClose: () => void; onAdded: (name: 
   const [password, setPassword] = useState('');
   const [again, setAgain] = useState('');
   const [submitted, setSubmitted] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
   const problem = submitted ? passwordProblem(password, again) : null;
-  const field = error instanceof ConsoleApiError ? error.field : undefined;
+  const field = errorField(action.error);
   const submit = async (event: Event): Promise<void> => {
     event.preventDefault();
     setSubmitted(true);
     if (passwordProblem(password, again) || roles.length === 0 || name.trim() === '') return;
-    setBusy(true);
-    try {
+    await action.run(async () => {
       const user = await api.addAuditUser(name, roles, password);
       onAdded(user.name);
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <Dialog title="Add an audit user" onClose={onClose} wide>
       <form onSubmit={submit} noValidate>
-        <label for="user-name">User name</label>
-        <input
+        <TextField
           id="user-name"
+          label="User name"
           value={name}
           autoFocus
-          autoComplete="off"
-          aria-invalid={field === 'name' || (submitted && name.trim() === '') ? 'true' : undefined}
-          aria-describedby="user-name-error"
-          onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)}
+          error={
+            field === 'name'
+              ? errorText(action.error)
+              : submitted && name.trim() === ''
+                ? 'Give the user a name.'
+                : null
+          }
+          onInput={setName}
         />
-        <p id="user-name-error" class="field-error">
-          {field === 'name' ? errorText(error) : submitted && name.trim() === '' ? 'Give the user a name.' : ''}
-        </p>
         <RoleBoxes value={roles} onChange={setRoles} />
         {submitted && roles.length === 0 ? <p class="field-error">Choose at least one role.</p> : null}
         <PasswordFields
@@ -139,15 +116,8 @@ function AddDialog({ onClose, onAdded }: { onClose: () => void; onAdded: (name: 
           setAgain={setAgain}
           problem={problem}
         />
-        {error && field !== 'name' ? <ErrorMessage error={error} /> : null}
-        <div class="buttons">
-          <button type="button" class="secondary" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" disabled={busy}>
-            Add user
-          </button>
-        </div>
+        {field !== 'name' ? <ErrorMessage error={action.error} /> : null}
+        <FormButtons submit="Add user" onCancel={onClose} busy={action.busy} />
       </form>
     </Dialog>
   );
@@ -165,18 +135,13 @@ function PasswordDialog({
   const [password, setPassword] = useState('');
   const [again, setAgain] = useState('');
   const [submitted, setSubmitted] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const action = useAction();
   const problem = submitted ? passwordProblem(password, again) : null;
   const submit = async (event: Event): Promise<void> => {
     event.preventDefault();
     setSubmitted(true);
     if (passwordProblem(password, again)) return;
-    try {
-      await api.setAuditUserPassword(user.name, password);
-      onSaved();
-    } catch (caught) {
-      setError(caught);
-    }
+    if (await action.run(() => api.setAuditUserPassword(user.name, password))) onSaved();
   };
   return (
     <Dialog title={`New password for “${user.name}”`} onClose={onClose}>
@@ -189,13 +154,8 @@ function PasswordDialog({
           problem={problem}
         />
         <p class="hint">The old password stops working at once.</p>
-        <ErrorMessage error={error} />
-        <div class="buttons">
-          <button type="button" class="secondary" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit">Change password</button>
-        </div>
+        <ErrorMessage error={action.error} />
+        <FormButtons submit="Change password" onCancel={onClose} busy={action.busy} />
       </form>
     </Dialog>
   );
@@ -203,15 +163,11 @@ function PasswordDialog({
 
 function RolesDialog({ user, onClose, onSaved }: { user: AuditUserSummary; onClose: () => void; onSaved: () => void }) {
   const [roles, setRoles] = useState<string[]>(user.roles);
-  const [error, setError] = useState<unknown>(null);
+  const action = useAction();
   const submit = async (event: Event): Promise<void> => {
     event.preventDefault();
-    try {
-      await api.setAuditUserRoles(user.name, roles);
-      onSaved();
-    } catch (caught) {
-      setError(caught);
-    }
+    if (roles.length === 0) return;
+    if (await action.run(() => api.setAuditUserRoles(user.name, roles))) onSaved();
   };
   return (
     <Dialog title={`Roles of “${user.name}”`} onClose={onClose}>
@@ -220,15 +176,8 @@ function RolesDialog({ user, onClose, onSaved }: { user: AuditUserSummary; onClo
         {roles.length === 0 ? (
           <p class="field-error">Keep at least one role; to take every right away, remove the user.</p>
         ) : null}
-        <ErrorMessage error={error} />
-        <div class="buttons">
-          <button type="button" class="secondary" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" disabled={roles.length === 0}>
-            Save roles
-          </button>
-        </div>
+        <ErrorMessage error={action.error} />
+        <FormButtons submit="Save roles" onCancel={onClose} busy={action.busy} disabled={roles.length === 0} />
       </form>
     </Dialog>
   );
@@ -236,13 +185,7 @@ function RolesDialog({ user, onClose, onSaved }: { user: AuditUserSummary; onClo
 
 export function AuditUsersPage() {
   const users = useResource(() => api.auditUsers(), []);
-  const [modal, setModal] = useState<Modal | null>(null);
-  const [notice, setNotice] = useState('');
-  const done = async (message: string): Promise<void> => {
-    setModal(null);
-    await users.reload();
-    setNotice(message);
-  };
+  const { modal, open: setModal, close, notice, done } = usePageDialogs<Modal>(users.reload);
   const list = users.data ?? [];
   return (
     <Page
@@ -283,32 +226,26 @@ export function AuditUsersPage() {
                   <td>{user.roles.join(', ')}</td>
                   <td class="nowrap">{formatDate(user.createdAt)}</td>
                   <td class="nowrap">{formatDate(user.passwordChangedAt)}</td>
-                  <td class="row-actions">
-                    <button
-                      type="button"
-                      class="secondary small"
-                      onClick={() => setModal({ kind: 'roles', user })}
-                      aria-label={`Change roles of ${user.name}`}
-                    >
-                      Roles
-                    </button>
-                    <button
-                      type="button"
-                      class="secondary small"
-                      onClick={() => setModal({ kind: 'password', user })}
-                      aria-label={`Change password of ${user.name}`}
-                    >
-                      Password
-                    </button>
-                    <button
-                      type="button"
-                      class="danger small"
-                      onClick={() => setModal({ kind: 'remove', user })}
-                      aria-label={`Remove ${user.name}`}
-                    >
-                      Remove
-                    </button>
-                  </td>
+                  <RowActions
+                    actions={[
+                      {
+                        label: 'Roles',
+                        name: `Change roles of ${user.name}`,
+                        onClick: () => setModal({ kind: 'roles', user }),
+                      },
+                      {
+                        label: 'Password',
+                        name: `Change password of ${user.name}`,
+                        onClick: () => setModal({ kind: 'password', user }),
+                      },
+                      {
+                        label: 'Remove',
+                        name: `Remove ${user.name}`,
+                        danger: true,
+                        onClick: () => setModal({ kind: 'remove', user }),
+                      },
+                    ]}
+                  />
                 </tr>
               ))}
             </tbody>
@@ -316,19 +253,19 @@ export function AuditUsersPage() {
         </div>
       ) : null}
       {modal?.kind === 'add' ? (
-        <AddDialog onClose={() => setModal(null)} onAdded={(name) => void done(`“${name}” is added.`)} />
+        <AddDialog onClose={close} onAdded={(name) => void done(`“${name}” is added.`)} />
       ) : null}
       {modal?.kind === 'password' ? (
         <PasswordDialog
           user={modal.user}
-          onClose={() => setModal(null)}
+          onClose={close}
           onSaved={() => void done(`The password of “${modal.user.name}” is changed.`)}
         />
       ) : null}
       {modal?.kind === 'roles' ? (
         <RolesDialog
           user={modal.user}
-          onClose={() => setModal(null)}
+          onClose={close}
           onSaved={() => void done(`The roles of “${modal.user.name}” are saved.`)}
         />
       ) : null}
@@ -338,7 +275,7 @@ export function AuditUsersPage() {
           text="The user can no longer sign in to the audit API. This cannot be undone."
           action="Remove user"
           danger
-          onClose={() => setModal(null)}
+          onClose={close}
           onConfirm={async () => {
             await api.removeAuditUser(modal.user.name);
             await done(`“${modal.user.name}” is removed.`);

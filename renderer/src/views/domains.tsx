@@ -5,12 +5,17 @@
  */
 import { useState } from 'preact/hooks';
 import type { DomainRequest, DomainSummary, DomainTestResult } from '../../../shared/console-api.js';
-import { api, ConsoleApiError, errorText } from '../api-client.js';
+import { api, errorField, errorText } from '../api-client.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { Dialog } from '../components/dialog.js';
+import { FormButtons } from '../components/form-buttons.js';
 import { ErrorMessage } from '../components/error-message.js';
 import { Page } from '../components/page.js';
+import { RowActions } from '../components/row-actions.js';
 import { StatusBadge } from '../components/status-badge.js';
+import { TextField } from '../components/text-field.js';
+import { useAction } from '../use-action.js';
+import { usePageDialogs } from '../use-page-dialogs.js';
 import { useResource } from '../use-resource.js';
 
 type Modal = { kind: 'edit'; domain: DomainSummary | null } | { kind: 'remove'; domain: DomainSummary };
@@ -20,34 +25,8 @@ function requestOf(domain: DomainSummary): DomainRequest {
   return { name, ldapServer, userName, baseDn, pollingIntervalSeconds, tls, caFile, isEnabled, comment };
 }
 
-function Field(props: {
-  id: string;
-  label: string;
-  value: string;
-  onInput: (v: string) => void;
-  error?: string | undefined;
-  type?: 'text' | 'password' | 'number';
-  hint?: string;
-}) {
-  return (
-    <>
-      <label for={props.id}>{props.label}</label>
-      <input
-        id={props.id}
-        type={(props.type ?? 'text') as 'text'}
-        value={props.value}
-        autoComplete={props.type === 'password' ? 'new-password' : 'off'}
-        aria-invalid={props.error ? 'true' : undefined}
-        aria-describedby={`${props.id}-error`}
-        onInput={(e) => props.onInput((e.currentTarget as HTMLInputElement).value)}
-      />
-      {props.hint ? <p class="hint">{props.hint}</p> : null}
-      <p id={`${props.id}-error`} class="field-error">
-        {props.error ?? ''}
-      </p>
-    </>
-  );
-}
+/** The fields that show the agent's refusal under themselves; any other goes above the buttons. */
+const FIELDS_WITH_ERRORS = ['name', 'ldapServer', 'userName', 'password', 'baseDn', 'pollingIntervalSeconds', 'caFile'];
 
 function EditDialog({
   domain,
@@ -71,32 +50,30 @@ function EditDialog({
       };
   const [form, setForm] = useState<DomainRequest>(initial);
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const field = error instanceof ConsoleApiError ? error.field : undefined;
+  const action = useAction();
+  const field = errorField(action.error);
   const set = (key: keyof DomainRequest) => (value: string) => setForm({ ...form, [key]: value });
-  const fieldError = (name: string): string | undefined => (field === name ? errorText(error) : undefined);
+  const fieldError = (name: string): string | undefined => (field === name ? errorText(action.error) : undefined);
   const submit = async (event: Event): Promise<void> => {
     event.preventDefault();
     const body: DomainRequest = { ...form, pollingIntervalSeconds: Number(form.pollingIntervalSeconds) };
     if (password !== '') body.password = password;
-    try {
+    await action.run(async () => {
       const saved = domain ? await api.saveDomain(domain.id, body) : await api.addDomain(body);
       onSaved(saved.name);
-    } catch (caught) {
-      setError(caught);
-    }
+    });
   };
   return (
     <Dialog title={domain ? `Domain “${domain.name}”` : 'Add a domain'} onClose={onClose} wide>
       <form onSubmit={submit} noValidate>
-        <Field
+        <TextField
           id="domain-name"
           label="Domain name"
           value={form.name}
           onInput={set('name')}
           error={fieldError('name')}
         />
-        <Field
+        <TextField
           id="domain-server"
           label="LDAP server"
           value={form.ldapServer}
@@ -104,14 +81,14 @@ function EditDialog({
           error={fieldError('ldapServer')}
           hint="ldaps://host:636 or ldap://host:389"
         />
-        <Field
+        <TextField
           id="domain-user"
           label="Bind DN"
           value={form.userName}
           onInput={set('userName')}
           error={fieldError('userName')}
         />
-        <Field
+        <TextField
           id="domain-password"
           label="Password"
           type="password"
@@ -120,7 +97,7 @@ function EditDialog({
           error={fieldError('password')}
           {...(domain ? { hint: 'Leave empty to keep the stored password.' } : {})}
         />
-        <Field
+        <TextField
           id="domain-base"
           label="Base DN"
           value={form.baseDn ?? ''}
@@ -128,7 +105,7 @@ function EditDialog({
           error={fieldError('baseDn')}
           hint="Empty: the server’s default naming context."
         />
-        <Field
+        <TextField
           id="domain-interval"
           label="Polling interval (seconds)"
           type="number"
@@ -147,7 +124,7 @@ function EditDialog({
           <option value="starttls">StartTLS when the server offers it</option>
           <option value="none">None</option>
         </select>
-        <Field
+        <TextField
           id="domain-ca"
           label="CA file to trust"
           value={form.caFile ?? ''}
@@ -155,18 +132,8 @@ function EditDialog({
           error={fieldError('caFile')}
           hint="A PEM file; empty: the system’s CAs."
         />
-        {error &&
-        !['name', 'ldapServer', 'userName', 'password', 'baseDn', 'pollingIntervalSeconds', 'caFile'].includes(
-          field ?? '',
-        ) ? (
-          <ErrorMessage error={error} />
-        ) : null}
-        <div class="buttons">
-          <button type="button" class="secondary" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit">{domain ? 'Save' : 'Add domain'}</button>
-        </div>
+        {FIELDS_WITH_ERRORS.includes(field ?? '') ? null : <ErrorMessage error={action.error} />}
+        <FormButtons submit={domain ? 'Save' : 'Add domain'} onCancel={onClose} busy={action.busy} />
       </form>
     </Dialog>
   );
@@ -174,23 +141,23 @@ function EditDialog({
 
 export function DomainsPage() {
   const domains = useResource(() => api.domains(), []);
-  const [modal, setModal] = useState<Modal | null>(null);
-  const [notice, setNotice] = useState('');
+  const { modal, open: setModal, close, notice, setNotice, done } = usePageDialogs<Modal>(domains.reload);
   const [tests, setTests] = useState<Record<string, DomainTestResult>>({});
-  const done = async (message: string): Promise<void> => {
-    setModal(null);
-    await domains.reload();
-    setNotice(message);
-  };
+  // Testing and switching act from the table; a failure is shown above it, not swallowed.
+  const rowAction = useAction();
   const test = async (domain: DomainSummary): Promise<void> => {
     setNotice(`Testing the connection to ${domain.name}…`);
-    const result = await api.testDomain(domain.id);
-    setTests({ ...tests, [domain.id]: result });
-    setNotice(`${domain.name}: ${result.summary}`);
+    await rowAction.run(async () => {
+      const result = await api.testDomain(domain.id);
+      setTests((before) => ({ ...before, [domain.id]: result }));
+      setNotice(`${domain.name}: ${result.summary}`);
+    });
   };
   const toggle = async (domain: DomainSummary): Promise<void> => {
-    await api.saveDomain(domain.id, { ...requestOf(domain), isEnabled: !domain.isEnabled });
-    await done(`${domain.name} is ${domain.isEnabled ? 'disabled' : 'enabled'}.`);
+    const saved = await rowAction.run(() =>
+      api.saveDomain(domain.id, { ...requestOf(domain), isEnabled: !domain.isEnabled }),
+    );
+    if (saved) await done(`${domain.name} is ${domain.isEnabled ? 'disabled' : 'enabled'}.`);
   };
   const list = domains.data ?? [];
   return (
@@ -210,6 +177,7 @@ export function DomainsPage() {
         {notice}
       </p>
       <ErrorMessage error={domains.error} prefix="The domains could not be read" />
+      <ErrorMessage error={rowAction.error} prefix="The domain could not be changed" />
       {domains.data && list.length === 0 ? <p>No domain yet.</p> : null}
       {list.length > 0 ? (
         <div class="table-wrap">
@@ -250,20 +218,29 @@ export function DomainsPage() {
                           )
                           .join(', ')}
                   </td>
-                  <td class="actions">
-                    <button type="button" class="secondary" onClick={() => void test(domain)}>
-                      Test connection
-                    </button>{' '}
-                    <button type="button" class="secondary" onClick={() => void toggle(domain)}>
-                      {domain.isEnabled ? 'Disable' : 'Enable'}
-                    </button>{' '}
-                    <button type="button" class="secondary" onClick={() => setModal({ kind: 'edit', domain })}>
-                      Edit
-                    </button>{' '}
-                    <button type="button" class="danger" onClick={() => setModal({ kind: 'remove', domain })}>
-                      Remove
-                    </button>
-                  </td>
+                  <RowActions
+                    actions={[
+                      {
+                        label: 'Test connection',
+                        name: `Test connection to ${domain.name}`,
+                        disabled: rowAction.busy,
+                        onClick: () => void test(domain),
+                      },
+                      {
+                        label: domain.isEnabled ? 'Disable' : 'Enable',
+                        name: `${domain.isEnabled ? 'Disable' : 'Enable'} ${domain.name}`,
+                        disabled: rowAction.busy,
+                        onClick: () => void toggle(domain),
+                      },
+                      { label: 'Edit', name: `Edit ${domain.name}`, onClick: () => setModal({ kind: 'edit', domain }) },
+                      {
+                        label: 'Remove',
+                        name: `Remove ${domain.name}`,
+                        danger: true,
+                        onClick: () => setModal({ kind: 'remove', domain }),
+                      },
+                    ]}
+                  />
                 </tr>
               ))}
             </tbody>
@@ -271,11 +248,7 @@ export function DomainsPage() {
         </div>
       ) : null}
       {modal?.kind === 'edit' ? (
-        <EditDialog
-          domain={modal.domain}
-          onClose={() => setModal(null)}
-          onSaved={(name) => void done(`${name} is saved.`)}
-        />
+        <EditDialog domain={modal.domain} onClose={close} onSaved={(name) => void done(`${name} is saved.`)} />
       ) : null}
       {modal?.kind === 'remove' ? (
         <ConfirmDialog
@@ -283,7 +256,7 @@ export function DomainsPage() {
           text="Its policies and outputs are removed too; records already made stay."
           action="Remove domain"
           danger
-          onClose={() => setModal(null)}
+          onClose={close}
           onConfirm={async () => {
             await api.removeDomain(modal.domain.id);
             await done(`${modal.domain.name} is removed, with its policies and outputs.`);

@@ -8,31 +8,26 @@ import { useState } from 'preact/hooks';
 import type { HostView, OutputView } from '../../../shared/console-api.js';
 import { api, ConsoleApiError, errorText } from '../api-client.js';
 import { ErrorMessage } from '../components/error-message.js';
+import { RowActions } from '../components/row-actions.js';
 import { StatusBadge } from '../components/status-badge.js';
 import { formatCount, formatSize, formatTime } from '../format.js';
+import { useAction } from '../use-action.js';
 
 /** Runs one change at a time for a part of the page, keeping its error and its announcement. */
+/** A change to a host from its card: the action, then the host list read again and the notice. */
 function useChange(onChanged: () => Promise<void>) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const action = useAction();
   const [notice, setNotice] = useState('');
   const run = async (change: () => Promise<unknown>, done: string): Promise<boolean> => {
-    setBusy(true);
-    setError(null);
     setNotice('');
-    try {
+    const ok = await action.run(async () => {
       await change();
       setNotice(done);
       await onChanged();
-      return true;
-    } catch (caught) {
-      setError(caught);
-      return false;
-    } finally {
-      setBusy(false);
-    }
+    });
+    return ok;
   };
-  return { busy, error, notice, run, clearError: () => setError(null) };
+  return { busy: action.busy, error: action.error, notice, run, clearError: action.clearError };
 }
 
 function AddFolder({ host, onChanged }: { host: HostView; onChanged: () => Promise<void> }) {
@@ -156,22 +151,20 @@ function OutputsOf({ outputs, onChanged }: { outputs: OutputView[]; onChanged: (
                     : ''}
                   {o.droppedCount > 0 ? `, ${formatCount(o.droppedCount)} not written` : ''}
                 </td>
-                <td class="row-actions">
-                  <button
-                    type="button"
-                    class="secondary small"
-                    aria-label={`${o.enabled ? 'Disable' : 'Enable'} output ${o.description}`}
-                    disabled={change.busy}
-                    onClick={() =>
-                      void change.run(
-                        () => api.setOutputEnabled(o.id, !o.enabled),
-                        `${o.description}: ${o.enabled ? 'disabled, nothing is written there now' : 'enabled'}.`,
-                      )
-                    }
-                  >
-                    {o.enabled ? 'Disable' : 'Enable'}
-                  </button>
-                </td>
+                <RowActions
+                  actions={[
+                    {
+                      label: o.enabled ? 'Disable' : 'Enable',
+                      name: `${o.enabled ? 'Disable' : 'Enable'} output ${o.description}`,
+                      disabled: change.busy,
+                      onClick: () =>
+                        void change.run(
+                          () => api.setOutputEnabled(o.id, !o.enabled),
+                          `${o.description}: ${o.enabled ? 'disabled, nothing is written there now' : 'enabled'}.`,
+                        ),
+                    },
+                  ]}
+                />
               </tr>
             ))}
           </tbody>
