@@ -9,6 +9,7 @@
  */
 import fs from 'node:fs';
 import { GENESIS } from '../store/record-chain.js';
+import { writeAll } from '../util/write-all.js';
 import {
   encodeDigests,
   headerLine,
@@ -210,8 +211,7 @@ export class LogSidecar {
 
   private writeLine(line: string): number {
     const buffer = Buffer.from(line, 'utf8');
-    let written = 0;
-    while (written < buffer.length) written += fs.writeSync(this.fd, buffer, written, buffer.length - written);
+    writeAll(this.fd, buffer);
     this.state.size += buffer.length;
     return buffer.length;
   }

@@ -135,9 +135,3 @@ export function syncFolder(dir: string): void {
     fs.closeSync(fd);
   }
 }
-
-/** Writes the whole buffer at the file's position (fs.writeSync may write less than asked). */
-export function writeAll(fd: number, buffer: Buffer): void {
-  let offset = 0;
-  while (offset < buffer.length) offset += fs.writeSync(fd, buffer, offset, buffer.length - offset);
-}
