@@ -35,6 +35,7 @@ import { DirectoryStateTable } from '../directory/directory-state.js';
 import { DomainStatusBoard } from '../directory/domain-status.js';
 import { changesSelectionOf, parsePolicyXml } from '../resources/policy-xml.js';
 import type { LogSigner } from '../integrity/log-sidecar.js';
+import { ActivityRollup, type ActivityRollupOptions } from '../store/activity-rollup.js';
 
 /** Tuning for tests and benchmarks; the defaults are the product's. */
 export interface ActivityOptions {
@@ -50,6 +51,7 @@ export interface ActivityOptions {
   attribution?: 'auto' | 'off';
   /** Per-operation LDAP timeout of the directory sources, in milliseconds. */
   directoryTimeoutMs?: number;
+  rollup?: Pick<ActivityRollupOptions, 'backgroundDelayMs' | 'backgroundSliceSize'>;
 }
 
 export interface ActivityServices {
@@ -75,6 +77,8 @@ export interface ActivityServices {
   /** Alerts on mass changes and their rules (docs/alerts.md). */
   readonly alerts: AlertService;
   readonly alertRules: AlertRulesService;
+  /** Record counts for the console's charts, counted in the background after commits. */
+  readonly rollup: ActivityRollup;
   /** The last audit store write failure, or null while writes succeed. */
   writeProblem(): string | null;
   stop(): Promise<void>;
@@ -143,6 +147,7 @@ export async function startActivityPipeline(start: ActivityStartOptions): Promis
   const alertBook = await AlertBook.load(paths.alerts, log.child('alerts'));
   let writeProblem: string | null = null;
   const writeProblemListeners = new Set<() => void>();
+  const rollup = new ActivityRollup(store, tuning.rollup);
   const pipeline = new Pipeline({
     store,
     outputs,
@@ -151,6 +156,7 @@ export async function startActivityPipeline(start: ActivityStartOptions): Promis
     onCommitted: (items) => {
       countHostRecords(status, items);
       alerts?.observe(items);
+      rollup.soon();
     },
     onWriteProblem: (error) => {
       const next = error ? error.message : null;
@@ -244,6 +250,7 @@ export async function startActivityPipeline(start: ActivityStartOptions): Promis
     monitoring,
     alerts,
     alertRules: new AlertRulesService(settings, recorder),
+    rollup,
     writeProblem: () => writeProblem,
     stop: () =>
       (stopping ??= (async () => {
@@ -253,6 +260,7 @@ export async function startActivityPipeline(start: ActivityStartOptions): Promis
         await directory.stop();
         await changeRecorder.flush();
         await pipeline.stop();
+        await rollup.stop();
         await alerts.flush(); // an alert raised by the last batches: its book entry on disk
         await retention.stop();
         await outputs.stop();

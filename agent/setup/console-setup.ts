@@ -39,7 +39,6 @@ import type { ResourceServices } from '../resources/resource-services.js';
 import { EventLoopMonitor } from '../status/event-loop-monitor.js';
 import type { TlsIdentity } from '../tls/certificate.js';
 import type { AuditUserService } from '../users/audit-user-service.js';
-import { ActivityRollup } from '../store/activity-rollup.js';
 import { withCleanups } from './cleanups.js';
 import type { Endpoints } from './endpoints.js';
 import type { AuditStores } from './stores.js';
@@ -148,7 +147,7 @@ export function buildConsole(deps: {
           feed: activity.feed,
           shutdown: streams.signal,
         }),
-        buildActivityStatsRouter(new ActivityRollup(deps.stores.store)),
+        buildActivityStatsRouter(activity.rollup),
       ],
     });
     return { app, routes: consoleRouteTable(app), endStreams: () => streams.abort() };

@@ -3,12 +3,13 @@
  * actors, folders and processes of the last 24 hours or 7 days, read from the rollup tables
  * (activity-rollup-schema.ts) instead of the records.
  *
- * The rollup is brought up to date when a view is asked for: the records added since the last
- * counted `seq`, whoever wrote them (the pipeline or the audit API's writer thread), are counted
- * in slices of at most `sliceSize` records, one transaction each, yielding to the event loop
- * between slices. Ingest does no extra work. Records never change after insertion and `seq`
- * is never reused (audit-store.ts keeps the newest record); retention's deletions are taken
- * out by the schema's trigger.
+ * The records added since the last counted `seq`, whoever wrote them (the pipeline or the audit
+ * API's writer thread), are counted in slices, one transaction each, yielding to the event loop
+ * between slices: shortly after the pipeline commits (`soon`, small slices, so the agent's loop
+ * never stalls long and a view finds little left to count) and, for what is left, when a view is
+ * asked for (larger slices: someone is waiting). The batch's commit itself does no extra work.
+ * Records never change after insertion and `seq` is never reused (audit-store.ts keeps the
+ * newest record); retention's deletions are taken out by the schema's trigger.
  */
 import type { AuditStore } from './audit-store.js';
 import {
@@ -56,8 +57,12 @@ export interface ActivityStats {
 }
 
 export interface ActivityRollupOptions {
-  /** Records counted per transaction. */
+  /** Records counted per transaction when a view waits. */
   sliceSize?: number;
+  /** Records counted per transaction in the background, after commits. */
+  backgroundSliceSize?: number;
+  /** How long after a commit the background count starts (commits in between share it). */
+  backgroundDelayMs?: number;
   now?: () => number;
 }
 
@@ -69,8 +74,12 @@ export function statsWindow(range: StatsRange, now: number): { from: number; to:
 
 export class ActivityRollup {
   private readonly sliceSize: number;
+  private readonly backgroundSliceSize: number;
+  private readonly backgroundDelayMs: number;
   private readonly now: () => number;
   private running: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
   private readonly statements: ReturnType<ActivityRollup['prepare']>;
 
   constructor(
@@ -78,6 +87,9 @@ export class ActivityRollup {
     options: ActivityRollupOptions = {},
   ) {
     this.sliceSize = options.sliceSize ?? 20_000;
+    // About 25 ms of the event loop per slice on the development machine (docs/benchmarks.md).
+    this.backgroundSliceSize = options.backgroundSliceSize ?? 1_000;
+    this.backgroundDelayMs = options.backgroundDelayMs ?? 1_000;
     this.now = options.now ?? Date.now;
     this.statements = this.prepare();
   }
@@ -122,11 +134,11 @@ export class ActivityRollup {
   }
 
   /** Counts one slice of new records; false when the rollup was already up to date. */
-  step(): boolean {
+  step(sliceSize = this.sliceSize): boolean {
     const s = this.statements;
     return this.store.transaction(() => {
       const through = s.through.get() as number;
-      const end = s.sliceEnd.get(through, this.sliceSize) as number | null;
+      const end = s.sliceEnd.get(through, sliceSize) as number | null;
       if (end === null) return false;
       ROLLUP_DIMENSIONS.forEach((dimension, i) => {
         const days = new Map<string, number>();
@@ -147,17 +159,39 @@ export class ActivityRollup {
     });
   }
 
-  /** Brings the rollup up to date; concurrent callers share one run. */
-  catchUp(): Promise<void> {
+  /**
+   * Brings the rollup up to date; concurrent callers share one run. A view that arrives during a
+   * background run waits for it, which counts in small slices but has little left by then.
+   */
+  catchUp(sliceSize = this.sliceSize): Promise<void> {
     if (this.running) return this.running;
     // `finally` runs after this assignment even when the first step finds nothing to do.
     const run = (async () => {
-      while (this.step()) await new Promise((resolve) => setImmediate(resolve));
+      while (!this.stopped && this.step(sliceSize)) await new Promise((resolve) => setImmediate(resolve));
     })().finally(() => {
       if (this.running === run) this.running = null;
     });
     this.running = run;
     return run;
+  }
+
+  /** Records were committed: count them in the background shortly (one run for a burst of commits). */
+  soon(): void {
+    if (this.timer || this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      // A failure here (the database file gone) is the view's to report when one is asked for.
+      this.catchUp(this.backgroundSliceSize).catch(() => undefined);
+    }, this.backgroundDelayMs);
+    this.timer.unref();
+  }
+
+  /** No more background counting; resolves when a run in progress has finished its slice. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running?.catch(() => undefined);
   }
 
   /** The view of `range` ending with the current hour, after catching up. */

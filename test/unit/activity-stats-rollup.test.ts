@@ -1,7 +1,8 @@
 /**
  * The activity rollup (agent/store/activity-rollup.ts) on real SQLite: every chart bucket and
  * every top-10 entry equals what the audit search counts for the same filter; records written
- * after a catch-up are counted by the next view; retention's deletions leave the counts.
+ * after a catch-up are counted by the next view, or in the background soon after a commit;
+ * retention's deletions leave the counts.
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -123,6 +124,30 @@ describe('activity rollup', () => {
     const after = await rollup.stats('24h');
     expect(total(after)).toBe(total(before) + 1000);
     await expectMatchesSearch(after);
+  });
+
+  it('counts new records in the background after a commit, before any view asks', async () => {
+    const dir = makeTempDir();
+    const own = AuditStore.open({ file: path.join(dir, 'audit.db'), synchronous: 'NORMAL' });
+    const background = new ActivityRollup(own, { now: () => NOW, backgroundDelayMs: 20, backgroundSliceSize: 97 });
+    const throughSeq = (): number =>
+      own.db.prepare('SELECT through_seq FROM activity_rollup_state WHERE id = 1').pluck().get() as number;
+    own.insertBatch(Array.from({ length: 1000 }, (_, i) => makeRecord(9000 + i, 2 * HOUR)));
+    background.soon();
+    background.soon(); // a burst of commits shares one run
+    const last = own.db.prepare('SELECT max(seq) FROM activity_records').pluck().get() as number;
+    await expect.poll(throughSeq, { timeout: 10_000 }).toBe(last);
+    // Read as it stands, without a catch-up: all 1,000 are there.
+    const stats = background.read('24h', NOW);
+    expect(stats.buckets.reduce((n, b) => n + Object.values(b.counts).reduce((a, c) => a + c, 0), 0)).toBe(1000);
+
+    // Stopped: a commit after that is left for the next view, not counted behind its back.
+    await background.stop();
+    own.insertBatch(Array.from({ length: 10 }, (_, i) => makeRecord(9500 + i, HOUR)));
+    background.soon();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(throughSeq()).toBe(last);
+    own.close();
   });
 
   it('takes records deleted by retention out of the counts', async () => {
