@@ -19,6 +19,7 @@ import type { ClientService } from '../auth/client-service.js';
 import { resolveDataDir } from '../config/data-dir.js';
 import { ConsoleApiError, withAdminTarget, type ConsoleApi } from './admin-client.js';
 import { UsageError } from './usage-error.js';
+import { printJson } from './cli-io.js';
 
 export const CLIENT_USAGE = `vigil client add --name NAME --permission WORD [--permission WORD ...] [--data-dir DIR]
   vigil client list [--data-dir DIR]
@@ -202,6 +203,6 @@ export async function runClientCommand(argv: string[]): Promise<number> {
     }
     throw error;
   }
-  process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+  printJson(result);
   return 0;
 }

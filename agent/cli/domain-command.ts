@@ -26,21 +26,11 @@ import { SettingsValidationError } from '../config/settings-store.js';
 import { ConsoleApiError, withAdminTarget, type ConsoleApi, type OfflineContext } from './admin-client.js';
 import { DOMAIN_USAGE } from './domain-usage.js';
 import { EXIT_FAILURE, EXIT_OK, UsageError } from './usage-error.js';
+import { readPasswordStdin, printJson } from './cli-io.js';
 
 type Action = 'add' | 'list' | 'remove';
 const ACTIONS: readonly Action[] = ['add', 'list', 'remove'];
 const ACTOR = 'cli';
-
-async function readPassword(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin as AsyncIterable<Buffer>) chunks.push(chunk);
-  // One trailing line break is what `echo` and here-strings add; it is not part of the password.
-  return Buffer.concat(chunks)
-    .toString('utf8')
-    .replace(/\r?\n$/, '');
-}
-
-const print = (value: unknown): void => void process.stdout.write(JSON.stringify(value, null, 2) + '\n');
 
 /** The domain as the console API shows it, from the settings (no status while no agent runs). */
 async function summaryOf(
@@ -123,11 +113,11 @@ export async function runDomainCommand(argv: string[]): Promise<number> {
       () => false,
     );
     if (!exists) {
-      print([]);
+      printJson([]);
       return EXIT_OK;
     }
   }
-  const request = action === 'add' ? { ...requestFrom(values), password: await readPassword() } : null;
+  const request = action === 'add' ? { ...requestFrom(values), password: await readPasswordStdin() } : null;
   const id = positionals[0] ?? '';
   const online = (api: ConsoleApi): Promise<unknown> => {
     if (action === 'add') return api.request<DomainSummary>('POST', ConsoleDomainPaths.domains, request);
@@ -154,7 +144,7 @@ export async function runDomainCommand(argv: string[]): Promise<number> {
   };
 
   try {
-    print(await withAdminTarget(paths.root, { online, offline }));
+    printJson(await withAdminTarget(paths.root, { online, offline }));
     return EXIT_OK;
   } catch (error) {
     if (error instanceof ServiceError) {

@@ -14,6 +14,7 @@ import type { FleetStatusView } from '../fleet/fleet-service.js';
 import { offlineFleetStatus } from '../fleet/offline-status.js';
 import { ConsoleApiError, withAdminTarget } from './admin-client.js';
 import { UsageError } from './usage-error.js';
+import { readPasswordStdin, printJson } from './cli-io.js';
 
 export const FLEET_USAGE = `vigil fleet join postgres://USER@HOST:PORT/DATABASE [--password-stdin] [--data-dir DIR]
   vigil fleet leave [--data-dir DIR]
@@ -21,15 +22,6 @@ export const FLEET_USAGE = `vigil fleet join postgres://USER@HOST:PORT/DATABASE 
 
 function usage(message: string): UsageError {
   return new UsageError(`${message}\nusage: ${FLEET_USAGE}`);
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  // One trailing newline is how `echo` and here-documents end the password, not part of it.
-  return Buffer.concat(chunks)
-    .toString('utf8')
-    .replace(/\r?\n$/, '');
 }
 
 export async function runFleetCommand(argv: string[]): Promise<number> {
@@ -58,7 +50,7 @@ export async function runFleetCommand(argv: string[]): Promise<number> {
         const database = positionals[0]!;
         const checked = fleetDatabaseUrlSchema.safeParse(database);
         if (!checked.success) throw usage(`the database URL ${checked.error.issues[0]?.message ?? 'is not valid'}`);
-        const password = values['password-stdin'] ? await readStdin() : (process.env['PGPASSWORD'] ?? null);
+        const password = values['password-stdin'] ? await readPasswordStdin() : (process.env['PGPASSWORD'] ?? null);
         result = await withAdminTarget<FleetStatusView>(dataDir, {
           online: (api) => api.request<FleetStatusView>('PUT', ConsolePaths.fleet, { database, password }),
           offline: async ({ settings, paths }) => {
@@ -100,6 +92,6 @@ export async function runFleetCommand(argv: string[]): Promise<number> {
     }
     throw error;
   }
-  process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+  printJson(result);
   return 0;
 }

@@ -22,21 +22,11 @@ import { AuditUserError, AuditUserService } from '../users/audit-user-service.js
 import { ConsoleApiError, withAdminTarget, type ConsoleApi } from './admin-client.js';
 import { EXIT_FAILURE, EXIT_OK, UsageError } from './usage-error.js';
 import { USER_USAGE } from './user-usage.js';
+import { readPasswordStdin, printJson } from './cli-io.js';
 
 type Action = 'add' | 'list' | 'remove' | 'set-password' | 'set-roles';
 const ACTIONS: readonly Action[] = ['add', 'list', 'remove', 'set-password', 'set-roles'];
 const ACTOR = 'cli';
-
-async function readPassword(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin as AsyncIterable<Buffer>) chunks.push(chunk);
-  // One trailing line break is what `echo` and here-strings add; it is not part of the password.
-  return Buffer.concat(chunks)
-    .toString('utf8')
-    .replace(/\r?\n$/, '');
-}
-
-const print = (value: unknown): void => void process.stdout.write(JSON.stringify(value, null, 2) + '\n');
 
 interface Operation {
   online(api: ConsoleApi): Promise<unknown>;
@@ -119,11 +109,11 @@ export async function runUserCommand(argv: string[]): Promise<number> {
       () => false,
     );
     if (!exists) {
-      print([]);
+      printJson([]);
       return EXIT_OK;
     }
   }
-  const password = needsPassword ? await readPassword() : '';
+  const password = needsPassword ? await readPasswordStdin() : '';
   const roles = (values.role ?? [])
     .flatMap((r) => r.split(','))
     .map((r) => r.trim())
@@ -131,7 +121,7 @@ export async function runUserCommand(argv: string[]): Promise<number> {
   const operation = operationFor(action as Action, values.name ?? '', roles, password);
 
   try {
-    print(
+    printJson(
       await withAdminTarget(paths.root, {
         online: (api) => operation.online(api),
         offline: async (context) => {

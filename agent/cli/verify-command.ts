@@ -14,6 +14,7 @@ import { SIGNING_KEY_FILE } from '../integrity/signing-key.js';
 import { runVerification } from '../integrity/log-verification.js';
 import type { VerifyReport } from '../integrity/verify-report.js';
 import { EXIT_FAILURE, EXIT_OK, UsageError } from './usage-error.js';
+import { printJson } from './cli-io.js';
 
 export const VERIFY_USAGE =
   'vigil verify [--data-dir DIR] [--logs FOLDER] [--public-key FILE.pem] | --fleet [--data-dir DIR]';
@@ -52,7 +53,7 @@ export async function runVerifyCommand(argv: string[]): Promise<number> {
   if (values.fleet) {
     // The chains as forwarded to the fleet database (docs/fleet.md).
     const fleet = await (await import('./fleet-verify.js')).verifyFleetOf(paths);
-    process.stdout.write(JSON.stringify(fleet, null, 2) + '\n');
+    printJson(fleet);
     return fleet.ok ? EXIT_OK : EXIT_FAILURE;
   }
   let publicKey: crypto.KeyObject | null;
@@ -72,6 +73,6 @@ export async function runVerifyCommand(argv: string[]): Promise<number> {
     publicKeyPem: publicKey === null ? null : publicKey.export({ format: 'pem', type: 'spki' }).toString(),
   });
   const report: VerifyReport = { ok, verified, problems };
-  process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  printJson(report);
   return report.ok ? EXIT_OK : EXIT_FAILURE;
 }
