@@ -3,16 +3,11 @@
  * `rejectUnauthorized: false`), and helpers to enrol a client application and get tokens.
  */
 import https from 'node:https';
+import { readResponse, type TextResponse } from './read-response.js';
 import type { TestAgent } from './test-agent.js';
 import type { Permission } from '../../shared/permissions.js';
 
-export interface ApiResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-  /** Parsed JSON body, or undefined when the body is not JSON. */
-  json: Record<string, unknown> | undefined;
-}
+export type ApiResponse = TextResponse;
 
 export interface ApiRequest {
   method?: string;
@@ -60,20 +55,7 @@ function sendOnce(agent: TestAgent, request: ApiRequest): Promise<ApiResponse> {
         agent: httpsAgent(agent),
         timeout: 10_000,
       },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => {
-          let json: Record<string, unknown> | undefined;
-          try {
-            json = JSON.parse(text) as Record<string, unknown>;
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-        });
-      },
+      (res) => readResponse(res, resolve),
     );
     req.on('timeout', () => req.destroy(new Error('request timed out')));
     req.on('error', (error: ReusedSocketError) => {

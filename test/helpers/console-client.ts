@@ -1,14 +1,10 @@
 /** Plain HTTP requests to a test agent's console, with full control of Host, Origin and cookies. */
 import fs from 'node:fs';
 import http from 'node:http';
+import { readResponse, type TextResponse } from './read-response.js';
 import type { TestAgent } from './test-agent.js';
 
-export interface ConsoleResponse {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  text: string;
-  json: Record<string, unknown> | undefined;
-}
+export type ConsoleResponse = TextResponse;
 
 export interface ConsoleRequest {
   method?: string;
@@ -32,20 +28,7 @@ export function consoleRequest(agent: TestAgent, request: ConsoleRequest): Promi
         },
         timeout: 10_000,
       },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => {
-          let json: Record<string, unknown> | undefined;
-          try {
-            json = JSON.parse(text) as Record<string, unknown>;
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-        });
-      },
+      (res) => readResponse(res, resolve),
     );
     req.on('timeout', () => req.destroy(new Error('console request timed out')));
     req.on('error', reject);
