@@ -19,6 +19,10 @@ namespace {
 
 constexpr unsigned kGroupFlags =
     FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK | FAN_REPORT_DFID_NAME | FAN_REPORT_FID;
+// Since 5.17: a create, delete or rename also carries the handle of the entry itself, so a
+// folder's path is known from its creation on, even if it is gone before its files' events
+// are read (`tar -x && rm -rf`: the handle then no longer opens).
+constexpr unsigned kTargetFidFlag = FAN_REPORT_TARGET_FID;
 constexpr uint64_t kWriteMask =
     FAN_CREATE | FAN_DELETE | FAN_CLOSE_WRITE | FAN_MODIFY | FAN_ONDIR | FAN_OPEN_EXEC;
 constexpr uint64_t kReadMask = FAN_ACCESS;
@@ -86,7 +90,9 @@ std::string WatchCore::markFilesystem(const std::string& path, uint64_t mask) {
 
 std::string WatchCore::start() {
   selfPid_ = getpid();
-  fanFd_ = fanotify_init(kGroupFlags, O_RDONLY | O_LARGEFILE | O_CLOEXEC);
+  fanFd_ = fanotify_init(kGroupFlags | kTargetFidFlag, O_RDONLY | O_LARGEFILE | O_CLOEXEC);
+  stats_.targetHandles = fanFd_ >= 0;
+  if (fanFd_ < 0 && errno == EINVAL) fanFd_ = fanotify_init(kGroupFlags, O_RDONLY | O_LARGEFILE | O_CLOEXEC);
   if (fanFd_ < 0) return errnoText("fanotify_init", errno);
   // Before the /proc scan, so that no process started in between is missed.
   stats_.processEvents = options_.processEvents && cache_.openConnector() >= 0;
@@ -137,9 +143,26 @@ bool WatchCore::inScope(const std::string& path) const {
   return false;
 }
 
+namespace {
+std::string handleKey(const FileHandleRef& fid) {
+  std::string key(reinterpret_cast<const char*>(&fid.fsid), sizeof fid.fsid);
+  key += fid.handle;
+  return key;
+}
+}  // namespace
+
+void WatchCore::rememberDir(const FileHandleRef& fid, const std::string& path) {
+  if (!inScope(path)) return;
+  if (scopeDirPaths_.size() >= kScopeDirCacheLimit) scopeDirPaths_.clear();
+  scopeDirPaths_[handleKey(fid)] = path;
+}
+
+void WatchCore::forgetDir(const FileHandleRef& fid) {
+  scopeDirPaths_.erase(handleKey(fid));
+}
+
 bool WatchCore::pathOf(const InfoRecord& record, std::string& path) {
-  std::string key(reinterpret_cast<const char*>(&record.fid.fsid), sizeof record.fid.fsid);
-  key += record.fid.handle;
+  std::string key = handleKey(record.fid);
   std::string dir;
   auto cached = scopeDirPaths_.find(key);
   if (cached != scopeDirPaths_.end()) {
@@ -222,6 +245,17 @@ void WatchCore::handleBuffer(const uint8_t* buf, size_t len, std::vector<Resolve
       if (where == nullptr) where = event.find(FAN_EVENT_INFO_TYPE_FID);
       resolved = where != nullptr && pathOf(*where, out.path);
       if (out.isDir && (mask & FAN_MOVED_FROM)) forgetDirsUnder(resolved ? out.path : "/");
+    }
+    // The folder's own handle (FAN_REPORT_TARGET_FID): its path from now on, whatever
+    // happens to it before its contents' events are read. A deleted folder's contents were
+    // deleted before it, so their events are behind us.
+    const InfoRecord* self = out.isDir ? event.find(FAN_EVENT_INFO_TYPE_FID) : nullptr;
+    if (self != nullptr && !out.path.empty()) {
+      if (mask & FAN_DELETE) {
+        forgetDir(self->fid);
+      } else if (mask & (FAN_CREATE | FAN_MOVED_TO | FAN_RENAME)) {
+        rememberDir(self->fid, out.path);
+      }
     }
     if (!resolved) {
       ++stats_.unresolvedPaths;

@@ -36,6 +36,8 @@ export interface NativeWatchStats {
   processEvents: boolean;
   /** Whether renames arrive as one FAN_RENAME event with both names. */
   renameEvents: boolean;
+  /** Whether creates and deletes name the entry's own handle (5.17): a folder's path is then known from its creation. */
+  targetHandles: boolean;
 }
 
 export interface NativeWatcher {
