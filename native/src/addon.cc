@@ -178,6 +178,7 @@ class Watcher : public Napi::ObjectWrap<Watcher> {
     out.Set("processEvents", Napi::Boolean::New(env, s.processEvents.load()));
     out.Set("renameEvents", Napi::Boolean::New(env, s.renameEvents.load()));
     out.Set("targetHandles", Napi::Boolean::New(env, s.targetHandles.load()));
+    out.Set("readerNice", Napi::Number::New(env, s.readerNice.load()));
     return out;
   }
 

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <sys/eventfd.h>
 #include <sys/fanotify.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -281,6 +283,18 @@ void WatchCore::handleBuffer(const uint8_t* buf, size_t len, std::vector<Resolve
 }
 
 void WatchCore::run() {
+  // The service runs the agent at a lower CPU priority (Nice= in vigil-agent.service) so that
+  // its bulk work yields to the user's. This thread alone goes back to the default where that
+  // is allowed (LimitNICE=+0, or CAP_SYS_NICE): it keeps the kernel queue drained, so under
+  // load the events wait in the agent's memory, not in the kernel queue, which would overflow.
+  errno = 0;
+  const int inherited = getpriority(PRIO_PROCESS, 0);  // Linux: this thread's
+  if (errno == 0 && inherited > 0) {
+    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 0);
+  }
+  errno = 0;
+  const int nice = getpriority(PRIO_PROCESS, 0);
+  stats_.readerNice = errno == 0 ? nice : inherited;
   // uint64_t storage: the metadata the kernel writes is 8-byte aligned.
   std::vector<uint64_t> storage(256 * 1024 / sizeof(uint64_t));
   uint8_t* buf = reinterpret_cast<uint8_t*>(storage.data());

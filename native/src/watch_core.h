@@ -49,6 +49,8 @@ struct WatchStats {
   std::atomic<bool> renameEvents{false};
   // Whether creates and deletes carry the entry's own handle (FAN_REPORT_TARGET_FID, 5.17).
   std::atomic<bool> targetHandles{false};
+  // The reader thread's nice value (0 unless the agent runs niced and may not raise it back).
+  std::atomic<int> readerNice{0};
 };
 
 using BatchSink = std::function<void(std::vector<ResolvedEvent>&&)>;

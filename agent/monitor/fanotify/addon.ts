@@ -38,6 +38,8 @@ export interface NativeWatchStats {
   renameEvents: boolean;
   /** Whether creates and deletes name the entry's own handle (5.17): a folder's path is then known from its creation. */
   targetHandles: boolean;
+  /** The reader thread's nice value: 0 unless the agent runs niced and may not raise it back. */
+  readerNice: number;
 }
 
 export interface NativeWatcher {
