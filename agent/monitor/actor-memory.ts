@@ -26,6 +26,9 @@ interface Entry {
   createdInPlace?: boolean;
 }
 
+/** Events of one path within this long keep its place in the map: no delete and re-insert each. */
+const REORDER_MS = 1000;
+
 export class ActorMemory {
   private readonly entries = new Map<string, Entry>();
 
@@ -37,8 +40,13 @@ export class ActorMemory {
 
   remember(path: string, role: Role, actor: Actor, dir = false, how: How = 'inPlace'): void {
     const at = this.now();
-    const entry = this.entries.get(path) ?? { at, dir };
-    this.entries.delete(path); // re-inserted last: the map stays in time order
+    let entry = this.entries.get(path);
+    if (entry === undefined || at - entry.at >= REORDER_MS) {
+      // Re-inserted last, so the map stays in time order (to within REORDER_MS).
+      if (entry) this.entries.delete(path);
+      else entry = { at, dir };
+      this.entries.set(path, entry);
+    }
     entry.at = at;
     entry.dir = dir;
     entry[role] = actor;
@@ -50,7 +58,6 @@ export class ActorMemory {
     } else if (role === 'removed') {
       entry.removedBy = how;
     }
-    this.entries.set(path, entry);
     this.forgetOld(at);
   }
 

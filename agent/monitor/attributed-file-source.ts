@@ -149,7 +149,9 @@ export class AttributedFileSource implements ActivitySource {
   }
 
   private hint(p: string): void {
-    if (this.matcher.covers(p)) this.onHint(path.dirname(p), path.basename(p));
+    if (!this.matcher.covers(p)) return;
+    const cut = p.lastIndexOf(path.sep); // paths from the reader are absolute and normalised
+    this.onHint(cut === 0 ? path.sep : p.slice(0, cut), p.slice(cut + 1));
   }
 
   private actorOf(change: Parameters<ActorMemory['actorOf']>[0]): Actor | undefined {
