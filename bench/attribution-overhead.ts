@@ -8,6 +8,8 @@
  * compared. Limits: agent ≤ 1.10× unmonitored, and a lower ratio than auditd's. For the agent
  * it also prints how long it took to store every record after the workload ended, its CPU time
  * per 1,000 records, its unknown actors and the kernel queue overflows it logged.
+ * The agent runs as the service runs it, at nice 10 with its fanotify reader at 0
+ * (VIGIL_BENCH_AGENT_NICE=0: at the default priority).
  * Root, Linux, the addon built (`npm run build:native`), `npx tsc -b` (the agent runs from dist/).
  *
  *   npx tsx bench/attribution-overhead.ts
@@ -17,7 +19,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { canAttribute } from '../agent/monitor/fanotify/can-attribute.js';
-import { startMonitoringAgent } from './attribution-agent.js';
+import { AGENT_NICE, startMonitoringAgent } from './attribution-agent.js';
 import { startAuditWatch } from './attribution-auditd.js';
 import { cpuMsOf, entriesOf, extractAndDelete, machineLoad, makeArchive, median } from './attribution-workload.js';
 
@@ -111,6 +113,7 @@ async function main(): Promise<void> {
       auditdMs: auditd.map(Math.round),
       agentRatio: Number(agentRatio.toFixed(3)),
       auditdRatio: Number(auditdRatio.toFixed(3)),
+      agentNice: AGENT_NICE,
       agentWithinLimit: agentRatio <= AGENT_LIMIT,
       agentBelowAuditd: agentRatio < auditdRatio,
       agentCatchUpMs: agent.map((r) => r.catchUpMs),

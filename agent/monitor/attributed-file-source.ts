@@ -63,6 +63,10 @@ export class AttributedFileSource implements ActivitySource {
         return eventDrivenWatchers();
       },
       actorOf: (change) => this.actorOf(change),
+      createdAndDeleted: (p) => this.actors.createdAndDeleted(p),
+      // A folder made here has a create event for each entry made in it: listing it when it
+      // appears would find those entries before their events, and record them without actor.
+      listNewFolder: (folder) => !this.actors.createdInPlace(folder),
     });
     const onEvents = (events: AttributedEvent[]): void => this.onEvents(events);
     this.watch =
@@ -118,19 +122,23 @@ export class AttributedFileSource implements ActivitySource {
           if (!event.isDir) reads.push(event);
           continue;
         case 'create':
+          this.actors.remember(event.path, 'created', actor, event.isDir);
+          break;
         case 'moveTo':
-          this.actors.remember(event.path, 'created', actor);
+          this.actors.remember(event.path, 'created', actor, event.isDir, 'moved');
           break;
         case 'rename':
-          this.actors.remember(event.path, 'created', actor);
+          this.actors.remember(event.path, 'created', actor, event.isDir, 'moved');
           if (event.oldPath !== undefined) {
-            this.actors.remember(event.oldPath, 'removed', actor);
+            this.actors.remember(event.oldPath, 'removed', actor, event.isDir, 'moved');
             this.hint(event.oldPath);
           }
           break;
         case 'delete':
+          this.actors.remember(event.path, 'removed', actor, event.isDir);
+          break;
         case 'moveFrom':
-          this.actors.remember(event.path, 'removed', actor);
+          this.actors.remember(event.path, 'removed', actor, event.isDir, 'moved');
           break;
         default: // modify, closeWrite
           this.actors.remember(event.path, 'modified', actor);
@@ -141,7 +149,9 @@ export class AttributedFileSource implements ActivitySource {
   }
 
   private hint(p: string): void {
-    if (this.matcher.covers(p)) this.onHint(path.dirname(p), path.basename(p));
+    if (!this.matcher.covers(p)) return;
+    const cut = p.lastIndexOf(path.sep); // paths from the reader are absolute and normalised
+    this.onHint(cut === 0 ? path.sep : p.slice(0, cut), p.slice(cut + 1));
   }
 
   private actorOf(change: Parameters<ActorMemory['actorOf']>[0]): Actor | undefined {

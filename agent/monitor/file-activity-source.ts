@@ -14,50 +14,21 @@
  * the agent was down is recorded. Full scans run at the configured interval and when a watcher
  * reports an error. Records and the snapshot rows they change are committed in one transaction.
  */
-import type { HostSettings } from '../config/monitoring-schema.js';
-import type { Logger } from '../log/logger.js';
-import type { Pipeline } from '../pipeline/pipeline.js';
-import type { Coverage, MonitorStateTable, SnapshotEntry } from '../store/monitor-state.js';
-import type { StatusRegistry } from '../status/status-registry.js';
+import type { SnapshotEntry } from '../store/monitor-state.js';
 import type { ActivitySource, ActivitySourceStatus } from './activity-source.js';
 import { ChangeCollector, submitChanges } from './change-collector.js';
 import { CoverageMatcher } from './coverage.js';
+import type { FileActivitySourceOptions } from './file-activity-options.js';
 import { FileTree } from './file-tree.js';
 import { FolderHealth } from './folder-health.js';
-import { FolderLister, type ListingFs } from './folder-lister.js';
+import { FolderLister } from './folder-lister.js';
 import { FolderWatchers, type HintListener, type WatchErrorListener } from './folder-watchers.js';
 import { HintBatcher } from './hint-batcher.js';
-import type { LocalAccount } from './local-account.js';
-import { reconcile, startingPoint, type ReconcileContext, type Reconciled } from './reconcile.js';
+import { reconcile, startingPoint, type Reconciled } from './reconcile.js';
 import { realScheduler, type CancelTimer, type Scheduler } from './scheduler.js';
 import { diffSnapshots, type SnapshotDiff } from './snapshot-diff.js';
 
-export interface FileActivitySourceOptions {
-  host: HostSettings;
-  coverage: Coverage;
-  pipeline: Pipeline;
-  state: MonitorStateTable;
-  status: StatusRegistry;
-  account: LocalAccount;
-  log: Logger;
-  /** Quiet time after the last event before changes are flushed. */
-  settleMs?: number;
-  /** Longest time a change waits while events keep coming. */
-  maxDelayMs?: number;
-  /** Quiet time after which active folders are listed once more. */
-  sweepMs?: number;
-  /** How often folders that could not be watched, and missing include folders, are checked. */
-  retryMs?: number;
-  /** Events between two sweeps above which every folder is listed (inotify queue overflow risk). */
-  overflowRisk?: number;
-  listHintedFolders?: boolean;
-  /** Tests: another file system, clock or watcher. */
-  fs?: ListingFs;
-  scheduler?: Scheduler;
-  watchers?: (onHint: HintListener, onError: WatchErrorListener) => FolderWatchers;
-  /** An attributing source's actors (attributed-file-source.ts). */
-  actorOf?: ReconcileContext['actorOf'];
-}
+export type { FileActivitySourceOptions };
 
 export class FileActivitySource implements ActivitySource {
   readonly hostId: string;
@@ -196,16 +167,30 @@ export class FileActivitySource implements ActivitySource {
     const before = new Map<string, SnapshotEntry>();
     const after = new Map<string, SnapshotEntry>();
     await this.lister.look(hints.keys(), this.tree, before, after);
-    await this.lister.expandNewFolders(this.tree, before, after);
+    await this.lister.expandNewFolders(this.tree, before, after, this.options.listNewFolder);
     const deferred = this.batcher.deferHotFiles(before, after, hints, now);
     const collector = new ChangeCollector();
     const missing = this.health.missingRoots.size;
-    const done = this.reconcile(diffSnapshots(before, after), collector, false, hints);
+    const diff = { ...diffSnapshots(before, after), passed: this.passedThrough(hints.keys(), after, deferred) };
+    const done = this.reconcile(diff, collector, false, hints);
     this.afterReconcile(done);
     await this.catchUpNewFolders(done.newFolders, collector, hints, deferred);
     if (this.health.missingRoots.size !== missing) this.updateStatus();
     await this.submit(collector);
     this.batcher.armSweep();
+  }
+
+  /** Hinted paths neither known nor on disk that events say were created and deleted again. */
+  private passedThrough(hinted: Iterable<string>, after: ReadonlyMap<string, SnapshotEntry>, deferred: Set<string>) {
+    const passed: Array<[string, boolean]> = [];
+    const of = this.options.createdAndDeleted;
+    if (!of) return passed;
+    for (const p of hinted) {
+      if (after.has(p) || deferred.has(p) || this.tree.get(p) || !this.matcher.covers(p)) continue;
+      const life = of(p);
+      if (life) passed.push([p, life.dir]);
+    }
+    return passed;
   }
 
   private reconcile(diff: SnapshotDiff, out: ChangeCollector, byScan: boolean, times: ReadonlyMap<string, number>) {
@@ -232,6 +217,8 @@ export class FileActivitySource implements ActivitySource {
     times: ReadonlyMap<string, number>,
     skip: ReadonlySet<string>,
   ): Promise<void> {
+    const listed = this.options.listNewFolder;
+    if (listed) folders = folders.filter(listed);
     if (folders.length === 0) return;
     const found = new Map<string, SnapshotEntry>();
     for (const folder of folders) {

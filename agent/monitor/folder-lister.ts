@@ -149,7 +149,7 @@ export class FolderLister {
 
   /**
    * Looks at the named paths: `before` gets what the tree knew of them, `after` what is there
-   * now. A path under a folder the tree does not know (yet) is left out.
+   * now. A path under a folder neither the tree knows nor this look found is left out.
    */
   async look(
     paths: Iterable<string>,
@@ -157,15 +157,25 @@ export class FolderLister {
     before: Map<string, SnapshotEntry>,
     after: Map<string, SnapshotEntry>,
   ): Promise<void> {
+    const underNewFolder: string[] = [];
+    const lookAt = async (p: string): Promise<void> => {
+      const entry = this.fs.entry(p);
+      if (entry) after.set(p, entry);
+      if (++this.sinceYield >= this.entriesPerTurn) await this.worked(0);
+    };
     for (const p of paths) {
       if (!this.o.covers(p)) continue;
       const known = tree.get(p);
       if (known) before.set(p, known);
-      else if (!tree.get(path.dirname(p))?.dir) continue;
-      const entry = this.fs.entry(p);
-      if (entry) after.set(p, entry);
-      if (++this.sinceYield >= this.entriesPerTurn) await this.worked(0);
+      else if (!tree.get(path.dirname(p))?.dir) {
+        underNewFolder.push(p);
+        continue;
+      }
+      await lookAt(p);
     }
+    // Under a folder that is new in this batch: parents (shorter paths) first.
+    underNewFolder.sort((a, b) => a.length - b.length);
+    for (const p of underNewFolder) if (after.get(path.dirname(p))?.dir) await lookAt(p);
   }
 
   /**
@@ -177,12 +187,15 @@ export class FolderLister {
     tree: FileTree,
     before: Map<string, SnapshotEntry>,
     after: Map<string, SnapshotEntry>,
+    /** Whether to list a new folder (an attributing source's events name what a created one holds). */
+    listed: (folder: string) => boolean = () => true,
   ): Promise<void> {
     const fresh = [...after].filter(([p, e]) => e.dir && before.get(p)?.ino !== e.ino).map(([p]) => p);
     for (const folder of fresh) {
       for (const p of tree.get(folder) ? tree.descendants(folder) : []) {
         if (!before.has(p)) before.set(p, tree.get(p)!);
       }
+      if (!listed(folder)) continue;
       const found = new Map<string, SnapshotEntry>();
       await this.traverse(folder, found);
       for (const [p, e] of found) if (!after.has(p)) after.set(p, e);

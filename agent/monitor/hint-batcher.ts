@@ -75,7 +75,9 @@ export class HintBatcher {
     const now = this.o.scheduler.now();
     if (name === null || this.o.listHintedFolders !== false) this.dirty.add(dir);
     if (name !== null) {
-      const p = path.join(dir, name);
+      // Not path.join: watchers name an entry of a normalised folder, and joining normalises
+      // the whole path again, once per event of a burst.
+      const p = dir.endsWith(path.sep) ? dir + name : dir + path.sep + name;
       if (!this.pending.has(p)) this.pending.set(p, now);
       if (this.pending.size > (this.o.maxPending ?? 200_000)) {
         this.pending.clear();

@@ -51,8 +51,12 @@ export function reconcile(diff: SnapshotDiff, tree: FileTree, ctx: ReconcileCont
   const result: Reconciled = { unwatchUnder: [], watch: [], newFolders: [], sweep: [], missingRoots: [], changes: 0 };
   const emit = (change: Omit<FileChange, 'timeMs' | 'root' | 'byScan'>, timePath: string): void => {
     const root = ctx.rootOf(change.newPath ?? change.path) ?? ctx.include[0] ?? '';
-    const timeMs = ctx.times.get(timePath) ?? ctx.now;
-    const full: FileChange = { ...change, timeMs, root, ...(ctx.byScan ? { byScan: true } : {}) };
+    // Completed in place: each caller passes a fresh literal, and a spread copy costs more on
+    // Node 20 than the rest of the record (file-change.ts).
+    const full = change as FileChange;
+    full.timeMs = ctx.times.get(timePath) ?? ctx.now;
+    full.root = root;
+    if (ctx.byScan) full.byScan = true;
     if (ctx.actorOf) {
       const actor = ctx.byScan ? undefined : ctx.actorOf(change);
       full.actor = actor ?? null;
@@ -61,10 +65,25 @@ export function reconcile(diff: SnapshotDiff, tree: FileTree, ctx: ReconcileCont
     out.record(fileChangeToItem(full, ctx.host, ctx.account));
     result.changes++;
   };
+  const emitPassed = (list: Array<[string, boolean]>): void => {
+    const shallowFirst = [...list].sort((a, b) => a[0].length - b[0].length);
+    for (const [p, dir] of shallowFirst) emit({ action: 'Added', dir, path: p }, p);
+    for (const [p, dir] of shallowFirst.reverse()) emit({ action: 'Removed', dir, path: p }, p);
+  };
+
+  // Paths that lived between two comparisons: inside a folder removed now, before its removal.
+  const removedFolders = new Set(diff.removed.filter(([, e]) => e.dir).map(([p]) => p));
+  const passed = diff.passed ?? [];
+  const insideRemoved = passed.filter(([p]) => hasAncestorIn(p, removedFolders));
+  emitPassed(insideRemoved);
 
   for (const [p, entry] of diff.removed) {
     if (entry.dir) {
       result.unwatchUnder.push(p);
+      // What is still known inside had no removal of its own (its events were lost).
+      for (const inside of tree.descendants(p).reverse()) {
+        emit({ action: 'Removed', dir: tree.get(inside)!.dir, path: inside }, inside);
+      }
       tree.deleteSubtree(p);
       out.op({ op: 'deleteTree', path: p });
     } else {
@@ -111,6 +130,8 @@ export function reconcile(diff: SnapshotDiff, tree: FileTree, ctx: ReconcileCont
     }
   }
 
+  emitPassed(insideRemoved.length === 0 ? passed : passed.filter(([p]) => !hasAncestorIn(p, removedFolders)));
+
   for (const [p, old, entry] of diff.modified) {
     tree.set(p, entry);
     out.op({ op: 'upsert', path: p, entry });
@@ -149,4 +170,12 @@ export function startingPoint(
     else baseline.push([p, entry]);
   }
   return { before, after, forgotten, baseline };
+}
+
+function hasAncestorIn(p: string, folders: ReadonlySet<string>): boolean {
+  if (folders.size === 0) return false;
+  for (let dir = path.dirname(p); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    if (folders.has(dir)) return true;
+  }
+  return false;
 }

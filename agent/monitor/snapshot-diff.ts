@@ -24,6 +24,11 @@ export interface SnapshotDiff {
   modified: Array<[string, SnapshotEntry, SnapshotEntry]>;
   /** Sorted shallowest first; renames implied by a folder rename are left out. */
   renamed: Rename[];
+  /**
+   * Paths (and whether each was a folder) created and deleted again between two comparisons,
+   * known from an attributing source's events only: an Added and a Removed record each.
+   */
+  passed?: Array<[string, boolean]>;
 }
 
 const depth = (p: string): number => p.split(path.sep).length;

@@ -177,6 +177,8 @@ class Watcher : public Napi::ObjectWrap<Watcher> {
     out.Set("cachedProcesses", Napi::Number::New(env, static_cast<double>(s.cachedProcesses.load())));
     out.Set("processEvents", Napi::Boolean::New(env, s.processEvents.load()));
     out.Set("renameEvents", Napi::Boolean::New(env, s.renameEvents.load()));
+    out.Set("targetHandles", Napi::Boolean::New(env, s.targetHandles.load()));
+    out.Set("readerNice", Napi::Number::New(env, s.readerNice.load()));
     return out;
   }
 

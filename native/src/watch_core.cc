@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <sys/eventfd.h>
 #include <sys/fanotify.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -19,6 +21,10 @@ namespace {
 
 constexpr unsigned kGroupFlags =
     FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK | FAN_REPORT_DFID_NAME | FAN_REPORT_FID;
+// Since 5.17: a create, delete or rename also carries the handle of the entry itself, so a
+// folder's path is known from its creation on, even if it is gone before its files' events
+// are read (`tar -x && rm -rf`: the handle then no longer opens).
+constexpr unsigned kTargetFidFlag = FAN_REPORT_TARGET_FID;
 constexpr uint64_t kWriteMask =
     FAN_CREATE | FAN_DELETE | FAN_CLOSE_WRITE | FAN_MODIFY | FAN_ONDIR | FAN_OPEN_EXEC;
 constexpr uint64_t kReadMask = FAN_ACCESS;
@@ -26,6 +32,11 @@ constexpr uint64_t kReadMask = FAN_ACCESS;
 // the events of the rest of the filesystem (the mark covers all of it) must not push them out,
 // since a file deleted together with its folder (`rm -r`) can only be named from the cache.
 constexpr size_t kScopeDirCacheLimit = 65536;
+// After reading, the reader waits this long before it reads again, so that a burst is read in
+// large batches: each wake-up costs the reader system calls and the main thread a turn, and
+// a reader asleep in poll(2) is woken by the writing process itself, on its own time. The
+// kernel queue (16,384 events by default) holds 20 ms of any burst seen so far.
+constexpr int kBatchIntervalMs = 20;
 constexpr size_t kOtherDirCacheLimit = 8192;
 
 int64_t monotonicMs() {
@@ -86,7 +97,9 @@ std::string WatchCore::markFilesystem(const std::string& path, uint64_t mask) {
 
 std::string WatchCore::start() {
   selfPid_ = getpid();
-  fanFd_ = fanotify_init(kGroupFlags, O_RDONLY | O_LARGEFILE | O_CLOEXEC);
+  fanFd_ = fanotify_init(kGroupFlags | kTargetFidFlag, O_RDONLY | O_LARGEFILE | O_CLOEXEC);
+  stats_.targetHandles = fanFd_ >= 0;
+  if (fanFd_ < 0 && errno == EINVAL) fanFd_ = fanotify_init(kGroupFlags, O_RDONLY | O_LARGEFILE | O_CLOEXEC);
   if (fanFd_ < 0) return errnoText("fanotify_init", errno);
   // Before the /proc scan, so that no process started in between is missed.
   stats_.processEvents = options_.processEvents && cache_.openConnector() >= 0;
@@ -137,9 +150,26 @@ bool WatchCore::inScope(const std::string& path) const {
   return false;
 }
 
+namespace {
+std::string handleKey(const FileHandleRef& fid) {
+  std::string key(reinterpret_cast<const char*>(&fid.fsid), sizeof fid.fsid);
+  key += fid.handle;
+  return key;
+}
+}  // namespace
+
+void WatchCore::rememberDir(const FileHandleRef& fid, const std::string& path) {
+  if (!inScope(path)) return;
+  if (scopeDirPaths_.size() >= kScopeDirCacheLimit) scopeDirPaths_.clear();
+  scopeDirPaths_[handleKey(fid)] = path;
+}
+
+void WatchCore::forgetDir(const FileHandleRef& fid) {
+  scopeDirPaths_.erase(handleKey(fid));
+}
+
 bool WatchCore::pathOf(const InfoRecord& record, std::string& path) {
-  std::string key(reinterpret_cast<const char*>(&record.fid.fsid), sizeof record.fid.fsid);
-  key += record.fid.handle;
+  std::string key = handleKey(record.fid);
   std::string dir;
   auto cached = scopeDirPaths_.find(key);
   if (cached != scopeDirPaths_.end()) {
@@ -223,6 +253,17 @@ void WatchCore::handleBuffer(const uint8_t* buf, size_t len, std::vector<Resolve
       resolved = where != nullptr && pathOf(*where, out.path);
       if (out.isDir && (mask & FAN_MOVED_FROM)) forgetDirsUnder(resolved ? out.path : "/");
     }
+    // The folder's own handle (FAN_REPORT_TARGET_FID): its path from now on, whatever
+    // happens to it before its contents' events are read. A deleted folder's contents were
+    // deleted before it, so their events are behind us.
+    const InfoRecord* self = out.isDir ? event.find(FAN_EVENT_INFO_TYPE_FID) : nullptr;
+    if (self != nullptr && !out.path.empty()) {
+      if (mask & FAN_DELETE) {
+        forgetDir(self->fid);
+      } else if (mask & (FAN_CREATE | FAN_MOVED_TO | FAN_RENAME)) {
+        rememberDir(self->fid, out.path);
+      }
+    }
     if (!resolved) {
       ++stats_.unresolvedPaths;
       continue;
@@ -242,6 +283,18 @@ void WatchCore::handleBuffer(const uint8_t* buf, size_t len, std::vector<Resolve
 }
 
 void WatchCore::run() {
+  // The service runs the agent at a lower CPU priority (Nice= in vigil-agent.service) so that
+  // its bulk work yields to the user's. This thread alone goes back to the default where that
+  // is allowed (LimitNICE=+0, or CAP_SYS_NICE): it keeps the kernel queue drained, so under
+  // load the events wait in the agent's memory, not in the kernel queue, which would overflow.
+  errno = 0;
+  const int inherited = getpriority(PRIO_PROCESS, 0);  // Linux: this thread's
+  if (errno == 0 && inherited > 0) {
+    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 0);
+  }
+  errno = 0;
+  const int nice = getpriority(PRIO_PROCESS, 0);
+  stats_.readerNice = errno == 0 ? nice : inherited;
   // uint64_t storage: the metadata the kernel writes is 8-byte aligned.
   std::vector<uint64_t> storage(256 * 1024 / sizeof(uint64_t));
   uint8_t* buf = reinterpret_cast<uint8_t*>(storage.data());
@@ -269,6 +322,8 @@ void WatchCore::run() {
         stats_.eventsEmitted += batch.size();
         sink_(std::move(batch));
       }
+      pollfd wake = {wakeFd_, POLLIN, 0};
+      if (poll(&wake, 1, kBatchIntervalMs) > 0 && (wake.revents & POLLIN)) break;
     }
     const int64_t now = monotonicMs();
     if (now - lastPurge >= 1000) {

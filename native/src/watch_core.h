@@ -47,6 +47,10 @@ struct WatchStats {
   std::atomic<uint64_t> cachedProcesses{0};
   std::atomic<bool> processEvents{false};
   std::atomic<bool> renameEvents{false};
+  // Whether creates and deletes carry the entry's own handle (FAN_REPORT_TARGET_FID, 5.17).
+  std::atomic<bool> targetHandles{false};
+  // The reader thread's nice value (0 unless the agent runs niced and may not raise it back).
+  std::atomic<int> readerNice{0};
 };
 
 using BatchSink = std::function<void(std::vector<ResolvedEvent>&&)>;
@@ -67,6 +71,9 @@ class WatchCore {
   void run();
   void handleBuffer(const uint8_t* buf, size_t len, std::vector<ResolvedEvent>& batch);
   bool pathOf(const InfoRecord& record, std::string& path);
+  // The path of a monitored folder by its own handle, from its create or rename event.
+  void rememberDir(const FileHandleRef& fid, const std::string& path);
+  void forgetDir(const FileHandleRef& fid);
   bool inScope(const std::string& path) const;
   // Drops the cached paths of `moved` and the folders under it (a folder renamed or moved).
   void forgetDirsUnder(const std::string& moved);

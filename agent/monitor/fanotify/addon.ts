@@ -36,6 +36,10 @@ export interface NativeWatchStats {
   processEvents: boolean;
   /** Whether renames arrive as one FAN_RENAME event with both names. */
   renameEvents: boolean;
+  /** Whether creates and deletes name the entry's own handle (5.17): a folder's path is then known from its creation. */
+  targetHandles: boolean;
+  /** The reader thread's nice value: 0 unless the agent runs niced and may not raise it back. */
+  readerNice: number;
 }
 
 export interface NativeWatcher {
