@@ -54,7 +54,7 @@ export class DirectorySource implements ActivitySource {
 
   constructor(private readonly o: DirectorySourceOptions) {}
 
-  /** The domain id: directory records feed the domain's outputs, as a host's feed the host's. */
+  /** The ActivitySource's owner id: here the domain's. Its records feed the domain's outputs. */
   get hostId(): string {
     return this.o.domain.id;
   }
@@ -187,7 +187,7 @@ export class DirectorySource implements ActivitySource {
   }
 
   private item(record: NewActivityRecord, change: DirectoryChange): PipelineItem {
-    return { record, timeMs: change.when.getTime(), hostId: this.o.domain.id };
+    return { record, timeMs: change.when.getTime(), domainId: this.o.domain.id };
   }
 
   private async read(session: LdapSession): Promise<PollResult> {
