@@ -18,7 +18,8 @@ import type { ChangesPolicy } from './changes-selection.js';
 import { recordsOf, type DirectoryChange, type RecordContext } from './directory-change.js';
 import type { DirectoryCursor, DirectoryStateTable, SnapshotOp } from './directory-state.js';
 import type { DomainStatusBoard } from './domain-status.js';
-import { effectiveBaseDn, openSession, SessionError, type LdapSession } from './ldap-session.js';
+import { effectiveBaseDn, openSession, type LdapSession } from './ldap-session.js';
+import { SessionError } from './session-failure.js';
 import { compareSnapshots, readSnapshot } from './snapshot-reader.js';
 
 export const DATA_SOURCE_LDAP = 'LDAP Directory';
