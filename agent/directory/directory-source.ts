@@ -13,7 +13,7 @@ import type { Logger } from '../log/logger.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
 import type { PipelineItem } from '../pipeline/pipeline-item.js';
 import type { ActivitySource, ActivitySourceStatus, SourceCounters } from '../monitor/activity-source.js';
-import { canReadAccesslog, classesOf, newestReqStart, readWrites } from './accesslog-reader.js';
+import { canReadAccesslog, completeClasses, newestReqStart, readWrites } from './accesslog-reader.js';
 import type { ChangesPolicy } from './changes-selection.js';
 import { recordsOf, type DirectoryChange, type RecordContext } from './directory-change.js';
 import type { DirectoryCursor, DirectoryStateTable, SnapshotOp } from './directory-state.js';
@@ -206,14 +206,7 @@ export class DirectorySource implements ActivitySource {
         return { items: [], cursor: { scope, mode: 'accesslog', cursor }, baseline: true };
       }
       const writes = await readWrites(session.client, baseDn, saved.cursor);
-      const classes = new Map<string, Awaited<ReturnType<typeof classesOf>>>();
-      for (const write of writes) {
-        if (write.entryUuid === '') continue;
-        let known = classes.get(write.entryUuid);
-        if (!known) classes.set(write.entryUuid, (known = await classesOf(session.client, baseDn, write.entryUuid)));
-        write.change.objectClasses = known.objectClasses;
-        write.change.structuralClass = known.structuralClass;
-      }
+      await completeClasses(session.client, baseDn, writes);
       const cursor = writes.at(-1)?.reqStart ?? saved.cursor;
       const changes = writes.map((w) => w.change);
       return {
