@@ -158,6 +158,12 @@ describe.skipIf(missing !== null)('domain outputs', () => {
     const download = await call(agent, AAD, 'GET', `/api/v1/logs/get/${tsvName}`);
     expect(download.status).toBe(200);
     expect(download.text).toBe(fs.readFileSync(logFile(tsvName), 'utf8'));
+    // A second output may not write the same files: 409 naming the field and the output holding them.
+    const clash = await call(agent, MH, 'POST', `/api/v1/domains/${domainId}/outputs`, {
+      body: { type: 'LogFile', logFile: { fileName: 'example.test' } },
+    });
+    expect(clash.status, clash.text).toBe(409);
+    expect(clash.json).toMatchObject({ error: 'conflict', field: 'logFile.fileName', holderId: ids.tsv });
     const output = await call(agent, ['read'], 'GET', `/api/v1/domains/${domainId}/outputs/${ids.tsv}`);
     expect(output.json).toMatchObject({
       status: { type: 'OK', summary: 'Writing log files' },
