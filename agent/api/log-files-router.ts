@@ -59,7 +59,7 @@ export function registerLogFileRoutes(router: AgentApiRouter, deps: ResourceRout
         deps.outputs.find(pathParam(ctx, 'outputId')),
         'there is no such output',
       );
-      const files = includeLocal && output.hostId !== undefined ? await deps.logFiles.list(output.id) : [];
+      const files = includeLocal ? await deps.logFiles.list(output.id) : [];
       const links = linksOf(ctx, deps);
       ctx.body = visible(ctx, 'logFile', files).map(({ item }) => fileView(item, links));
     },

@@ -201,8 +201,8 @@ const domainOutputObjectSchema = z
   .superRefine(checkOutputOptions);
 
 /**
- * An output of a directory domain (docs/agent-api.md: defined once for the domain). This agent
- * has no Active Directory source, so such an output is kept and shown but receives nothing.
+ * An output of a directory domain (docs/agent-api.md: defined once for the domain): it receives
+ * the domain's directory records (docs/directory.md), as a host output receives file activity.
  */
 export const domainOutputSchema = z.preprocess(withLogFileDefault, domainOutputObjectSchema);
 export type DomainOutputSettings = z.infer<typeof domainOutputObjectSchema>;
@@ -232,9 +232,12 @@ export const auditStoreSettingsSchema = z.strictObject({
   retentionDays: z.number().int().min(1).max(36_500).default(180),
 });
 
-/** The file name prefix a LogFile output writes under: its own, or the host name made file-safe. */
-export function logFileBaseName(output: Pick<OutputSettings, 'logFile'>, host: Pick<HostSettings, 'host'>): string {
-  return output.logFile?.fileName ?? fileSafeName(host.host);
+/** Who an output writes for: a host (by its `host` name) or a directory domain (by its `name`). */
+export type LogFileOwnerName = { host: string; name?: undefined } | { name: string; host?: undefined };
+
+/** The file name prefix a LogFile output writes under: its own, or its host's or domain's name made file-safe. */
+export function logFileBaseName(output: Pick<OutputSettings, 'logFile'>, owner: LogFileOwnerName): string {
+  return output.logFile?.fileName ?? fileSafeName(owner.host ?? owner.name);
 }
 
 export function fileSafeName(name: string): string {
@@ -245,9 +248,15 @@ export function fileSafeName(name: string): string {
 interface MonitoringSection {
   hosts: HostSettings[];
   outputs: OutputSettings[];
+  domains: ReadonlyArray<{ id: string; name: string }>;
+  domainOutputs: DomainOutputSettings[];
 }
 
-/** Checks that span hosts and outputs: unique ids, outputs on existing hosts, distinct log files. */
+/**
+ * Checks that span hosts and outputs: unique ids, outputs on existing hosts, distinct log files
+ * (over host and domain outputs: two outputs writing one file would interleave their lines and
+ * sidecars).
+ */
 export function checkMonitoringSection(settings: MonitoringSection, ctx: z.RefinementCtx): void {
   const hostIds = new Map<string, number>();
   settings.hosts.forEach((host, i) => {
@@ -272,18 +281,35 @@ export function checkMonitoringSection(settings: MonitoringSection, ctx: z.Refin
       ctx.addIssue({ code: 'custom', path: ['outputs', i, 'hostId'], message: `no host has id "${output.hostId}"` });
       return;
     }
-    if (output.type !== 'LogFile' || output.logFile === undefined) return;
-    const base = logFileBaseName(output, settings.hosts[hostIndex]!);
-    const key = `${base.toLowerCase()}.${output.logFile.format}`;
-    const other = logFiles.get(key);
-    if (other !== undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['outputs', i, 'logFile', 'fileName'],
-        message: `output "${other}" already writes ${base}_Log_*.${output.logFile.format.toLowerCase()}; give this output another logFile.fileName`,
-        params: { holderId: other },
-      });
-    }
-    logFiles.set(key, output.id);
+    claimLogFiles(logFiles, output, settings.hosts[hostIndex]!, ['outputs', i], ctx);
   });
+  const domains = new Map(settings.domains.map((d) => [d.id, d]));
+  settings.domainOutputs.forEach((output, i) => {
+    const domain = domains.get(output.domainId);
+    // A missing domain is reported by the directory checks.
+    if (domain) claimLogFiles(logFiles, output, { name: domain.name }, ['domainOutputs', i], ctx);
+  });
+}
+
+/** Records which files a LogFile output writes; a second output claiming the same files is an issue. */
+function claimLogFiles(
+  claims: Map<string, string>,
+  output: Pick<OutputSettings, 'id' | 'type' | 'logFile'>,
+  owner: LogFileOwnerName,
+  at: Array<string | number>,
+  ctx: z.RefinementCtx,
+): void {
+  if (output.type !== 'LogFile' || output.logFile === undefined) return;
+  const base = logFileBaseName(output, owner);
+  const key = `${base.toLowerCase()}.${output.logFile.format}`;
+  const other = claims.get(key);
+  if (other !== undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [...at, 'logFile', 'fileName'],
+      message: `output "${other}" already writes ${base}_Log_*.${output.logFile.format.toLowerCase()}; give this output another logFile.fileName`,
+      params: { holderId: other },
+    });
+  }
+  claims.set(key, output.id);
 }

@@ -79,6 +79,8 @@ export interface LoggedWrite {
   change: DirectoryChange;
   /** Set when the object classes must be read from the entry (modify, modrdn). */
   entryUuid: string;
+  /** The object's entryUUID as logged (`reqEntryUUID`), whatever the operation; '' when not logged. */
+  objectUuid: string;
 }
 
 interface Modification {
@@ -190,7 +192,7 @@ function toWrite(entry: Entry): LoggedWrite | null {
         structuralClass,
         attributes: userAttributes(added, 'after'),
       };
-      return { reqStart, change, entryUuid: '' };
+      return { reqStart, change, entryUuid: '', objectUuid: entryUuid };
     }
     case 'delete': {
       const objectClasses = old.get('objectclass')?.values ?? [];
@@ -202,13 +204,14 @@ function toWrite(entry: Entry): LoggedWrite | null {
         structuralClass,
         attributes: userAttributes(old, 'before'),
       };
-      return { reqStart, change, entryUuid: objectClasses.length > 0 ? '' : entryUuid };
+      return { reqStart, change, entryUuid: objectClasses.length > 0 ? '' : entryUuid, objectUuid: entryUuid };
     }
     case 'modify':
       return {
         reqStart,
         change: { ...base, action: 'Modified', attributes: modifiedAttributes(mods, old) },
         entryUuid,
+        objectUuid: entryUuid,
       };
     case 'modrdn': {
       const newRdn = first(entry, 'reqNewRDN') || leafRdn(dn);
@@ -219,6 +222,7 @@ function toWrite(entry: Entry): LoggedWrite | null {
         reqStart,
         change: { ...base, action: moved ? 'Moved' : 'Renamed', newDn, attributes: modifiedAttributes(mods, old) },
         entryUuid,
+        objectUuid: entryUuid,
       };
     }
     default:
@@ -261,4 +265,32 @@ export async function classesOf(
   const entry = searchEntries[0];
   if (!entry) return { objectClasses: [], structuralClass: '' };
   return { objectClasses: values(entry, 'objectClass'), structuralClass: first(entry, 'structuralObjectClass') };
+}
+
+type ObjectClasses = Awaited<ReturnType<typeof classesOf>>;
+
+/**
+ * Fills in the object classes of modifies and renames: read from the entry now, or, when the
+ * entry is gone by the time of the poll (deleted later in the same batch of writes), taken from
+ * the add or delete of the same object in the batch, which log them.
+ */
+export async function completeClasses(client: Client, baseDn: string, writes: readonly LoggedWrite[]): Promise<void> {
+  const logged = new Map<string, ObjectClasses>();
+  for (const write of writes) {
+    const { objectClasses, structuralClass } = write.change;
+    if (write.objectUuid !== '' && objectClasses.length > 0)
+      logged.set(write.objectUuid, { objectClasses, structuralClass });
+  }
+  const known = new Map<string, ObjectClasses>();
+  for (const write of writes) {
+    if (write.entryUuid === '') continue;
+    let classes = known.get(write.entryUuid);
+    if (!classes) {
+      classes = await classesOf(client, baseDn, write.entryUuid);
+      if (classes.objectClasses.length === 0) classes = logged.get(write.entryUuid) ?? classes;
+      known.set(write.entryUuid, classes);
+    }
+    write.change.objectClasses = classes.objectClasses;
+    write.change.structuralClass = classes.structuralClass;
+  }
 }

@@ -13,12 +13,13 @@ import type { Logger } from '../log/logger.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
 import type { PipelineItem } from '../pipeline/pipeline-item.js';
 import type { ActivitySource, ActivitySourceStatus, SourceCounters } from '../monitor/activity-source.js';
-import { canReadAccesslog, classesOf, newestReqStart, readWrites } from './accesslog-reader.js';
+import { canReadAccesslog, completeClasses, newestReqStart, readWrites } from './accesslog-reader.js';
 import type { ChangesPolicy } from './changes-selection.js';
 import { recordsOf, type DirectoryChange, type RecordContext } from './directory-change.js';
 import type { DirectoryCursor, DirectoryStateTable, SnapshotOp } from './directory-state.js';
 import type { DomainStatusBoard } from './domain-status.js';
-import { effectiveBaseDn, openSession, SessionError, type LdapSession } from './ldap-session.js';
+import { effectiveBaseDn, openSession, type LdapSession } from './ldap-session.js';
+import { SessionError } from './session-failure.js';
 import { compareSnapshots, readSnapshot } from './snapshot-reader.js';
 
 export const DATA_SOURCE_LDAP = 'LDAP Directory';
@@ -54,7 +55,7 @@ export class DirectorySource implements ActivitySource {
 
   constructor(private readonly o: DirectorySourceOptions) {}
 
-  /** The domain id: directory records feed the domain's outputs, as a host's feed the host's. */
+  /** The ActivitySource's owner id: here the domain's. Its records feed the domain's outputs. */
   get hostId(): string {
     return this.o.domain.id;
   }
@@ -187,7 +188,7 @@ export class DirectorySource implements ActivitySource {
   }
 
   private item(record: NewActivityRecord, change: DirectoryChange): PipelineItem {
-    return { record, timeMs: change.when.getTime(), hostId: this.o.domain.id };
+    return { record, timeMs: change.when.getTime(), domainId: this.o.domain.id };
   }
 
   private async read(session: LdapSession): Promise<PollResult> {
@@ -205,14 +206,7 @@ export class DirectorySource implements ActivitySource {
         return { items: [], cursor: { scope, mode: 'accesslog', cursor }, baseline: true };
       }
       const writes = await readWrites(session.client, baseDn, saved.cursor);
-      const classes = new Map<string, Awaited<ReturnType<typeof classesOf>>>();
-      for (const write of writes) {
-        if (write.entryUuid === '') continue;
-        let known = classes.get(write.entryUuid);
-        if (!known) classes.set(write.entryUuid, (known = await classesOf(session.client, baseDn, write.entryUuid)));
-        write.change.objectClasses = known.objectClasses;
-        write.change.structuralClass = known.structuralClass;
-      }
+      await completeClasses(session.client, baseDn, writes);
       const cursor = writes.at(-1)?.reqStart ?? saved.cursor;
       const changes = writes.map((w) => w.change);
       return {

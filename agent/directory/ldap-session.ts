@@ -11,22 +11,16 @@ import tls from 'node:tls';
 import type { ConnectionOptions } from 'node:tls';
 import { Client, InvalidCredentialsError, type Entry } from 'ldapts';
 import type { DomainSettings } from '../config/directory-schema.js';
+import {
+  SessionError,
+  startTlsFailure,
+  transportFailure,
+  watchFirstReply,
+  type RepliesSeen,
+} from './session-failure.js';
 
 /** The StartTLS extended operation's OID (RFC 4511 section 4.14.1). */
 const START_TLS_OID = '1.3.6.1.4.1.1466.20037';
-
-export type SessionFailure = 'unreachable' | 'tls' | 'bind' | 'protocol';
-
-/** Why a session could not be opened: `kind` decides the domain status (Warning or Error). */
-export class SessionError extends Error {
-  constructor(
-    readonly kind: SessionFailure,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'SessionError';
-  }
-}
 
 export interface RootDse {
   namingContexts: string[];
@@ -76,21 +70,6 @@ async function readRootDse(client: Client): Promise<RootDse> {
   };
 }
 
-/** Words for a failure below LDAP (the socket, TLS). */
-function transportFailure(error: Error, server: string): SessionError {
-  const code = (error as NodeJS.ErrnoException).code ?? '';
-  if (/CERT|SELF_SIGNED|UNABLE_TO|ERR_TLS|ERR_SSL|HOSTNAME/i.test(code) || /certificate|TLS|SSL/i.test(error.message)) {
-    return new SessionError('tls', `the TLS connection to ${server} failed: ${error.message}`);
-  }
-  if (/ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|EPIPE/.test(code)) {
-    return new SessionError('unreachable', `cannot reach ${server} (${code})`);
-  }
-  if (/timeout|timed out/i.test(error.message))
-    return new SessionError('unreachable', `${server} did not answer in time`);
-  if (/closed|socket/i.test(error.message)) return new SessionError('unreachable', `${server} closed the connection`);
-  return new SessionError('protocol', `${server} did not answer as an LDAP server: ${error.message}`);
-}
-
 /** Opens, secures and binds a session; the caller closes it. */
 export async function openSession(
   domain: Pick<DomainSettings, 'ldapServer' | 'userName' | 'tls' | 'caFile'>,
@@ -115,15 +94,23 @@ export async function openSession(
   // of the socket open: the session destroys every socket it opened, or each failed poll would
   // leave one connection behind.
   const sockets: Socket[] = [];
-  const tracked = <S extends Socket>(socket: S): S => (sockets.push(socket), socket);
+  const replies: RepliesSeen = { notLdap: null };
+  const tracked = <S extends Socket>(socket: S): S => {
+    sockets.push(socket);
+    watchFirstReply(socket, replies);
+    return socket;
+  };
+  const failure = (error: Error): SessionError =>
+    error instanceof SessionError ? error : transportFailure(error, server, host, domain.caFile, replies);
   const client = new Client({
     url: server,
     timeout,
     connectTimeout: timeout,
     ...(ldaps ? { tlsOptions } : {}),
     createConnection: ((port: number, host: string) => tracked(net.connect(port, host))) as typeof net.connect,
-    createSecureConnection: ((port: number, host: string, options: ConnectionOptions) =>
-      tracked(tls.connect(port, host, options))) as typeof tls.connect,
+    // ldaps:// calls it with (port, host, options), StartTLS with (options) alone.
+    createSecureConnection: ((...args: Parameters<typeof tls.connect>) =>
+      tracked(tls.connect(...args))) as typeof tls.connect,
   });
   const close = async (): Promise<void> => {
     await client.unbind().catch(() => undefined);
@@ -131,12 +118,12 @@ export async function openSession(
   };
   try {
     let rootDse = await readRootDse(client).catch((error: Error) => {
-      throw error instanceof SessionError ? error : transportFailure(error, server);
+      throw failure(error);
     });
     if (!ldaps && domain.tls === 'starttls') {
       if (rootDse.supportedExtension.includes(START_TLS_OID)) {
         await client.startTLS(tlsOptions).catch((error: Error) => {
-          throw new SessionError('tls', `StartTLS with ${server} failed: ${error.message}`);
+          throw startTlsFailure(error, server, host, domain.caFile);
         });
         rootDse = await readRootDse(client);
       }
@@ -152,8 +139,7 @@ export async function openSession(
     return { client, rootDse, host, close };
   } catch (error) {
     await close();
-    if (error instanceof SessionError) throw error;
-    throw transportFailure(error as Error, server);
+    throw failure(error as Error);
   }
 }
 

@@ -1,7 +1,7 @@
 /**
- * An output's file filter (docs/agent-api.md `fileFilter`): which file activity records the
- * output receives. Only file activity reaches host outputs; self-audit and API records are in
- * the store and the live feed only.
+ * An output's file filter (docs/agent-api.md `fileFilter`): which records the output receives.
+ * Only file activity reaches host outputs, only directory records reach domain outputs;
+ * self-audit and API records are in the store and the live feed only.
  */
 import path from 'node:path';
 import type { FileFilter } from '../config/monitoring-schema.js';
@@ -29,4 +29,18 @@ export function compileFileFilter(filter: FileFilter): ItemFilter {
     }
     return pathPasses(file.path) || (file.newPath !== undefined && pathPasses(file.newPath));
   };
+}
+
+/**
+ * A domain output's filter (docs/directory.md): `operations` and `excludeAccounts` (the actor's DN,
+ * case-insensitive) apply to directory records; the path and extension members describe files
+ * and are not used.
+ */
+export function compileDomainFilter(filter: FileFilter): ItemFilter {
+  const operations = new Set<string>(filter.operations);
+  const accounts = new Set(filter.excludeAccounts.map((a) => a.toLowerCase()));
+  return (item) =>
+    item.domainId !== undefined &&
+    operations.has(item.stored.Action) &&
+    !(accounts.size > 0 && accounts.has(item.stored.Who.toLowerCase()));
 }

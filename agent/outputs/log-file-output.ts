@@ -1,6 +1,6 @@
 /**
  * A LogFile output (docs/activity-pipeline.md): lines appended to today's `<name>_Log_YYYYMMDD.tsv|.json` in
- * the data dir's `logs/` folder.
+ * the data dir's `logs/` folder, for a host's file activity or a domain's directory records.
  *
  * The lines of a batch are written and flushed to disk inside the batch's transaction, and the
  * file position after them is committed with the records (output_positions). If the agent dies
@@ -14,24 +14,23 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { HostSettings, LogFileOptions, OutputSettings } from '../config/monitoring-schema.js';
-import { logFileBaseName } from '../config/monitoring-schema.js';
+import type { LogFileOptions } from '../config/monitoring-schema.js';
 import type { Logger } from '../log/logger.js';
 import type { StoredItem } from '../pipeline/pipeline-item.js';
 import type { OutputPositions } from '../store/output-positions.js';
 import type { StatusRegistry } from '../status/status-registry.js';
 import { cutSidecar, LogSidecar, sidecarPath, type LogSigner } from '../integrity/log-sidecar.js';
 import type { DiskGuard } from './disk-guard.js';
-import { compileFileFilter, type ItemFilter } from './file-filter.js';
+import type { ItemFilter } from './file-filter.js';
 import { writeAll } from '../util/write-all.js';
 import { cutTornLine } from './log-file-io.js';
 import { maintainLogFiles } from './log-file-maintenance.js';
 import { logFileName, parseLogFileName, utcDay, type LogFileName } from './log-file-names.js';
 import { jsonLine, TSV_HEADER, tsvLine } from './log-line-format.js';
+import { ownedFilter, ownedLogFileBase, ownerKeyOf, type OwnedOutput } from './output-owner.js';
 
-export interface LogFileOutputOptions {
-  output: OutputSettings;
-  host: HostSettings;
+/** A host output with its host, or a domain output with its domain (output-owner.ts), and where to write. */
+export type LogFileOutputOptions = OwnedOutput & {
   dir: string;
   positions: OutputPositions;
   guard: DiskGuard;
@@ -41,7 +40,7 @@ export interface LogFileOutputOptions {
   /** Signs the sidecars (the agent's chain signing key); without one they are written unsigned. */
   signer?: LogSigner | null;
   now?: () => number;
-}
+};
 
 interface OpenFile {
   name: string;
@@ -52,7 +51,8 @@ interface OpenFile {
 
 export class LogFileOutput {
   readonly id: string;
-  readonly hostId: string;
+  /** The host or domain whose records this output receives (output-owner.ts). */
+  readonly ownerKey: string;
   readonly base: string;
   readonly options: LogFileOptions;
   readonly accepts: ItemFilter;
@@ -69,10 +69,10 @@ export class LogFileOutput {
 
   constructor(private readonly o: LogFileOutputOptions) {
     this.id = o.output.id;
-    this.hostId = o.output.hostId;
-    this.base = logFileBaseName(o.output, o.host);
+    this.ownerKey = ownerKeyOf(o);
+    this.base = ownedLogFileBase(o);
     this.options = o.output.logFile!;
-    this.accepts = compileFileFilter(o.output.fileFilter);
+    this.accepts = ownedFilter(o);
     this.now = o.now ?? Date.now;
   }
 

@@ -1,18 +1,17 @@
 /**
  * The log files as the agent API lists them (docs/activity-pipeline.md, docs/agent-api.md): id (the file
  * name), size, localPath, isZip, isArchived, type, updatedAt, activityFrom, activityTo,
- * outputId. `get` accepts only the name of a log file in the logs folder, so an id can never
- * lead outside it (no separators, no `..`, no symlinks). A plain file's sidecar (docs/integrity.md)
+ * outputId, for host and domain outputs alike. `get` accepts only the name of a log file in the
+ * logs folder, so an id can never lead outside it (no separators, no `..`, no symlinks). A plain file's sidecar (docs/integrity.md)
  * is not listed (the listing's shape is the API's) but opens by the id `<file id>.sig`; a zipped
  * file holds its sidecar.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Settings } from '../config/settings-schema.js';
 import { readActivityRange, readZipRange, type ActivityRange } from './log-file-io.js';
 import { parseLogFileName, type LogFileName } from './log-file-names.js';
 import { SIDECAR_SUFFIX } from '../integrity/log-sidecar-format.js';
-import { logFileOwners } from './orphan-log-files.js';
+import { logFileOwners, type LogFileOwnerSettings } from './orphan-log-files.js';
 
 export interface LogFileInfo {
   id: string;
@@ -58,7 +57,7 @@ export class LogFilesService {
 
   constructor(
     readonly dir: string,
-    private readonly settings: () => Pick<Settings, 'hosts' | 'outputs'>,
+    private readonly settings: () => LogFileOwnerSettings,
   ) {}
 
   /** Every log file, or those of one output; newest first. */

@@ -13,6 +13,11 @@
  *   8 Process or IP  the actor's executable; empty when the source cannot tell (a watcher)
  *   9 User Name      `HOST\user`: the record's Who
  *
+ * A directory record (docs/directory.md) fills the same columns: Host is the LDAP server, User ID
+ * and Process or IP are empty, Operation comes from its Action, Object Type is its objectClass,
+ * Path its DN (the DN before, for a move or rename) and Rename Path the DN after, User Name the DN
+ * of the account that made the change.
+ *
  * A backslash inside a value is written `\\`, so `C:\dir` is `C:\\dir` and `HOST\user` is
  * `HOST\\user`: that is what keeps a literal backslash-n in a POSIX file name apart from an
  * escaped line feed. A tab, line feed or carriage return (legal in POSIX file names) is written
@@ -69,7 +74,8 @@ export function tsvLine(item: StoredItem, userId: number | null): string {
     lastTime = new Date(item.timeMs).toISOString();
   }
   const operation = OPERATION[file?.operation ?? record.Action] ?? tsvField(record.Action);
-  const objectType = (file?.objectType ?? record.ObjectType) === 'Folder' ? 'FOLD' : 'FILE';
+  const objectType = file ? (file.objectType === 'Folder' ? 'FOLD' : 'FILE') : tsvField(record.ObjectType);
+  const dnBefore = file ? undefined : dnBeforeMove(record);
   if (record.Where !== lastWhere) {
     lastWhere = record.Where;
     lastWhereField = tsvField(record.Where);
@@ -83,21 +89,27 @@ export function tsvLine(item: StoredItem, userId: number | null): string {
     '\t' +
     lastWhereField +
     '\t' +
-    uidField(file?.uid === undefined ? userId : file.uid) +
+    (file ? uidField(file.uid === undefined ? userId : file.uid) : '') +
     '\t' +
     operation +
     '\t' +
     objectType +
     '\t' +
-    tsvField(file?.path ?? record.What) +
+    tsvField(file ? file.path : (dnBefore ?? record.What)) +
     '\t' +
-    tsvField(file?.newPath ?? '') +
+    tsvField(file ? (file.newPath ?? '') : dnBefore === undefined ? '' : record.What) +
     '\t' +
     (file?.process === undefined ? '' : tsvField(file.process)) +
     '\t' +
     lastWhoField +
     '\n'
   );
+}
+
+/** A moved or renamed directory object's DN before the change (its `DN` detail), else undefined. */
+function dnBeforeMove(record: StoredItem['stored']): string | undefined {
+  if (record.Action !== 'Moved' && record.Action !== 'Renamed') return undefined;
+  return record.DetailList?.find((d) => d.PropertyName === 'DN')?.Before;
 }
 
 function uidField(uid: number | null): string {

@@ -13,14 +13,23 @@ import { dayMinus, parseLogFileName, utcDay } from './log-file-names.js';
 
 export const ORPHAN_RETENTION_DAYS = 10;
 
-/** `base.format` keys of the files each LogFile output writes, mapped to the output id. */
-export function logFileOwners(settings: Pick<Settings, 'hosts' | 'outputs'>): Map<string, string> {
+/** What says which output writes which log files: the hosts, the domains and their outputs. */
+export type LogFileOwnerSettings = Pick<Settings, 'hosts' | 'outputs' | 'domains' | 'domainOutputs'>;
+
+/** `base.format` keys of the files each LogFile output (of a host or a domain) writes, mapped to the output id. */
+export function logFileOwners(settings: LogFileOwnerSettings): Map<string, string> {
   const hosts = new Map(settings.hosts.map((h) => [h.id, h]));
+  const domains = new Map(settings.domains.map((d) => [d.id, d]));
   const owners = new Map<string, string>();
   for (const output of settings.outputs) {
     const host = hosts.get(output.hostId);
     if (output.type !== 'LogFile' || !output.logFile || !host) continue;
-    owners.set(`${logFileBaseName(output, host)}.${output.logFile.format}`, output.id);
+    owners.set(`${logFileBaseName(output, { host: host.host })}.${output.logFile.format}`, output.id);
+  }
+  for (const output of settings.domainOutputs) {
+    const domain = domains.get(output.domainId);
+    if (output.type !== 'LogFile' || !output.logFile || !domain) continue;
+    owners.set(`${logFileBaseName(output, { name: domain.name })}.${output.logFile.format}`, output.id);
   }
   return owners;
 }

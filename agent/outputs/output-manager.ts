@@ -1,11 +1,11 @@
 /**
- * The outputs of every host, built from the settings and rebuilt when they change: an output
- * enabled, disabled, added, removed or edited takes effect on the next batch. It is the
+ * The outputs of every owner — each host and each directory domain (output-owner.ts) — built from
+ * the settings and rebuilt when they change: an output enabled, disabled, added, removed or
+ * edited, or its host or domain enabled or disabled, takes effect on the next batch. It is the
  * pipeline's output stage: log files write inside the batch transaction, syslog after COMMIT.
  */
 import type { Settings } from '../config/settings-schema.js';
 import type { SettingsStore } from '../config/settings-store.js';
-import type { HostSettings, OutputSettings } from '../config/monitoring-schema.js';
 import type { Logger } from '../log/logger.js';
 import type { OutputStage } from '../pipeline/pipeline.js';
 import type { StoredItem } from '../pipeline/pipeline-item.js';
@@ -15,6 +15,7 @@ import { DiskGuard } from './disk-guard.js';
 import { LogFileOutput } from './log-file-output.js';
 import { SyslogOutput } from './syslog-output.js';
 import { sweepOrphanLogFiles } from './orphan-log-files.js';
+import { hostKey, itemOwnerKey, type OwnedOutput } from './output-owner.js';
 import type { LogSigner } from '../integrity/log-sidecar.js';
 
 export interface OutputManagerOptions {
@@ -96,12 +97,12 @@ export class OutputManager implements OutputStage {
 
   writeInTransaction(items: readonly StoredItem[]): void {
     if (this.logOutputs.length === 0) return;
-    const byHost = groupByHost(items);
+    const byOwner = groupByOwner(items);
     for (const output of this.logOutputs) {
-      const hostItems = byHost.get(output.hostId);
-      if (!hostItems) continue;
+      const owned = byOwner.get(output.ownerKey);
+      if (!owned) continue;
       this.written.push(output);
-      output.write(hostItems);
+      output.write(owned);
     }
   }
 
@@ -112,12 +113,12 @@ export class OutputManager implements OutputStage {
   committed(items: readonly StoredItem[]): void {
     for (const output of this.written.splice(0)) output.committed();
     if (this.syslogOutputs.length === 0) return;
-    const byHost = groupByHost(items);
-    // Agent notices (alerts: docs/alerts.md) go to every syslog output, whatever its host and filter.
+    const byOwner = groupByOwner(items);
+    // Agent notices (alerts: docs/alerts.md) go to every syslog output, whatever its owner and filter.
     const broadcast = items.filter((item) => item.broadcast === true);
     for (const output of this.syslogOutputs) {
-      const hostItems = byHost.get(output.hostId);
-      if (hostItems) output.send(hostItems);
+      const owned = byOwner.get(output.ownerKey);
+      if (owned) output.send(owned);
       if (broadcast.length > 0) output.send(broadcast);
     }
   }
@@ -150,19 +151,13 @@ export class OutputManager implements OutputStage {
   }
 
   private apply(settings: Settings): void {
-    const hosts = new Map(settings.hosts.map((h) => [h.id, h]));
-    const wanted = new Map<string, { output: OutputSettings; host: HostSettings; key: string }>();
-    for (const output of settings.outputs) {
-      const host = hosts.get(output.hostId);
-      if (!host || !output.isEnabled || !host.isEnabled) continue;
-      wanted.set(output.id, { output, host, key: JSON.stringify([output, host.host]) });
-    }
+    const wanted = wantedOutputs(settings);
     for (const [id, running] of this.running) {
       if (wanted.get(id)?.key === running.key) continue;
       this.running.delete(id);
       void running.output.stop();
       if (!wanted.has(id)) {
-        const exists = settings.outputs.some((o) => o.id === id);
+        const exists = [...settings.outputs, ...settings.domainOutputs].some((o) => o.id === id);
         if (exists) this.o.status.setOutputStatus(id, 'OK', 'Disabled');
         else {
           this.o.status.forgetOutput(id);
@@ -170,13 +165,13 @@ export class OutputManager implements OutputStage {
         }
       }
     }
-    for (const [id, { output, host, key }] of wanted) {
+    for (const [id, { owned, key }] of wanted) {
       if (this.running.has(id)) continue;
-      const built = this.build(output, host);
+      const built = this.build(owned);
       if (built) this.running.set(id, { key, output: built });
     }
-    // Outputs that exist but are disabled show it in their status.
-    for (const output of settings.outputs) {
+    // Outputs that exist but are disabled (or whose host or domain is) show it in their status.
+    for (const output of [...settings.outputs, ...settings.domainOutputs]) {
       if (!wanted.has(output.id)) this.o.status.setOutputStatus(output.id, 'OK', 'Disabled');
     }
     const all = [...this.running.values()].map((r) => r.output);
@@ -184,13 +179,13 @@ export class OutputManager implements OutputStage {
     this.syslogOutputs = all.filter((o): o is SyslogOutput => o instanceof SyslogOutput);
   }
 
-  private build(output: OutputSettings, host: HostSettings): Output | null {
+  private build(owned: OwnedOutput): Output | null {
     const { status, log } = this.o;
+    const { output } = owned;
     try {
       if (output.type === 'LogFile') {
         const logFile = new LogFileOutput({
-          output,
-          host,
+          ...owned,
           dir: this.o.logsDir,
           positions: this.o.positions,
           guard: this.guard,
@@ -204,8 +199,7 @@ export class OutputManager implements OutputStage {
         return logFile;
       }
       const syslog = new SyslogOutput({
-        output,
-        host,
+        ...owned,
         status,
         log: log.child('syslog'),
         hostname: this.o.hostname,
@@ -222,18 +216,37 @@ export class OutputManager implements OutputStage {
   }
 }
 
-function groupByHost(items: readonly StoredItem[]): Map<string, readonly StoredItem[]> {
+/** The enabled outputs of enabled hosts and domains, each with the key that rebuilds it when it changes. */
+function wantedOutputs(settings: Settings): Map<string, { owned: OwnedOutput; key: string }> {
+  const wanted = new Map<string, { owned: OwnedOutput; key: string }>();
+  const hosts = new Map(settings.hosts.map((h) => [h.id, h]));
+  for (const output of settings.outputs) {
+    const host = hosts.get(output.hostId);
+    if (!host || !output.isEnabled || !host.isEnabled) continue;
+    wanted.set(output.id, { owned: { output, host }, key: JSON.stringify([output, host.host]) });
+  }
+  const domains = new Map(settings.domains.map((d) => [d.id, d]));
+  for (const output of settings.domainOutputs) {
+    const domain = domains.get(output.domainId);
+    if (!domain || !output.isEnabled || !domain.isEnabled) continue;
+    wanted.set(output.id, { owned: { output, domain }, key: JSON.stringify([output, domain.name]) });
+  }
+  return wanted;
+}
+
+function groupByOwner(items: readonly StoredItem[]): Map<string, readonly StoredItem[]> {
   // The usual batch: file activity of one host (a watcher flush), passed on without copying.
   const first = items[0]?.hostId;
   if (first !== undefined && items.every((item) => item.hostId === first && item.file !== undefined)) {
-    return new Map([[first, items]]);
+    return new Map([[hostKey(first), items]]);
   }
-  const byHost = new Map<string, StoredItem[]>();
+  const byOwner = new Map<string, StoredItem[]>();
   for (const item of items) {
-    if (item.hostId === undefined || item.file === undefined) continue;
-    let list = byHost.get(item.hostId);
-    if (!list) byHost.set(item.hostId, (list = []));
+    const key = itemOwnerKey(item);
+    if (key === undefined) continue;
+    let list = byOwner.get(key);
+    if (!list) byOwner.set(key, (list = []));
     list.push(item);
   }
-  return byHost;
+  return byOwner;
 }

@@ -10,17 +10,17 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import tls from 'node:tls';
-import type { HostSettings, OutputSettings, SyslogOptions } from '../config/monitoring-schema.js';
+import type { SyslogOptions } from '../config/monitoring-schema.js';
 import { parseHostPort, type HostPort } from '../config/monitoring-schema.js';
 import type { Logger } from '../log/logger.js';
 import type { StoredItem } from '../pipeline/pipeline-item.js';
 import type { StatusRegistry } from '../status/status-registry.js';
-import { compileFileFilter, type ItemFilter } from './file-filter.js';
+import type { ItemFilter } from './file-filter.js';
+import { ownedFilter, ownerKeyOf, type OwnedOutput } from './output-owner.js';
 import { formatRfc5424, frame, renderTemplate, templateFields, truncateUtf8 } from './syslog-message.js';
 
-export interface SyslogOutputOptions {
-  output: OutputSettings;
-  host: HostSettings;
+/** A host output with its host, or a domain output with its domain (output-owner.ts), and how to send. */
+export type SyslogOutputOptions = OwnedOutput & {
   status: StatusRegistry;
   log: Logger;
   hostname: string;
@@ -29,7 +29,7 @@ export interface SyslogOutputOptions {
   initialBackoffMs?: number;
   maxBackoffMs?: number;
   connectTimeoutMs?: number;
-}
+};
 
 /** Larger datagrams are cut (rsyslog's default maximum message size is 8 KiB). */
 export const MAX_UDP_MESSAGE_BYTES = 8192;
@@ -41,7 +41,8 @@ interface Pending {
 
 export class SyslogOutput {
   readonly id: string;
-  readonly hostId: string;
+  /** The host or domain whose records this output receives (output-owner.ts). */
+  readonly ownerKey: string;
   readonly accepts: ItemFilter;
   private readonly options: SyslogOptions;
   private readonly server: HostPort;
@@ -60,10 +61,10 @@ export class SyslogOutput {
 
   constructor(private readonly o: SyslogOutputOptions) {
     this.id = o.output.id;
-    this.hostId = o.output.hostId;
+    this.ownerKey = ownerKeyOf(o);
     this.options = o.output.syslog!;
     this.server = parseHostPort(this.options.server)!;
-    this.accepts = compileFileFilter(o.output.fileFilter);
+    this.accepts = ownedFilter(o);
     this.bufferLimit = o.bufferLimit ?? 10_000;
   }
 

@@ -24,6 +24,8 @@ export interface PipelineItem {
   timeMs: number;
   /** The host whose outputs receive the record; none for self-audit and API records. */
   hostId?: string;
+  /** The directory domain whose outputs receive the record (docs/directory.md). */
+  domainId?: string;
   file?: FileActivity;
   /** An agent notice (a fired alert: docs/alerts.md) that every syslog output receives. */
   broadcast?: boolean;

@@ -77,6 +77,7 @@ function isTransient(error: unknown): boolean {
 function storedItem(item: PipelineItem, stored: ActivityRecord): StoredItem {
   const result: StoredItem = { record: item.record, timeMs: item.timeMs, stored };
   if (item.hostId !== undefined) result.hostId = item.hostId;
+  if (item.domainId !== undefined) result.domainId = item.domainId;
   if (item.file !== undefined) result.file = item.file;
   if (item.broadcast === true) result.broadcast = true;
   return result;

@@ -7,6 +7,8 @@
  * - `cn=reader,dc=example,dc=test`, the account Vigil binds as (reads the data and the log),
  * - `uid=editor,ou=people,dc=example,dc=test`, a second directory account whose writes the tests
  *   expect to see attributed to it.
+ * With `tls` it also has a certificate: StartTLS on the `ldap://` port and TLS from the first byte
+ * on a second, `ldaps://` port.
  * `stop()` stops the process and keeps the data (so `start()` brings the same directory back on
  * the same port); `dispose()` stops it and removes the folder.
  */
@@ -53,7 +55,7 @@ function freePort(): Promise<number> {
   });
 }
 
-function config(dir: string, accesslog: boolean): string {
+function config(dir: string, accesslog: boolean, tls: boolean): string {
   const lines = [
     `include ${SCHEMA}/core.schema`,
     `include ${SCHEMA}/cosine.schema`,
@@ -62,6 +64,7 @@ function config(dir: string, accesslog: boolean): string {
     `modulepath ${modulePath()}`,
     'moduleload back_mdb',
     ...(accesslog ? ['moduleload accesslog'] : []),
+    ...(tls ? [`TLSCertificateFile ${dir}/tls-cert.pem`, `TLSCertificateKeyFile ${dir}/tls-key.pem`] : []),
     'database config',
     'access to * by * none',
   ];
@@ -103,6 +106,8 @@ function config(dir: string, accesslog: boolean): string {
 export interface SlapdOptions {
   /** The accesslog overlay on cn=accesslog (default true); off: Vigil compares snapshots. */
   accesslog?: boolean;
+  /** The server's certificate (its chain, PEM) and key: StartTLS on `url`, TLS on `ldapsUrl`. */
+  tls?: { certPem: string; keyPem: string };
 }
 
 export class SlapdServer {
@@ -113,10 +118,18 @@ export class SlapdServer {
     readonly dir: string,
     readonly port: number,
     readonly accesslog: boolean,
+    /** The `ldaps://` port when the server has a certificate, else null. */
+    readonly tlsPort: number | null = null,
   ) {}
 
   get url(): string {
     return `ldap://127.0.0.1:${this.port}`;
+  }
+
+  /** `ldaps://127.0.0.1:PORT`; only for a server created with `tls`. */
+  get ldapsUrl(): string {
+    if (this.tlsPort === null) throw new Error('this slapd was created without a certificate');
+    return `ldaps://127.0.0.1:${this.tlsPort}`;
   }
 
   /** Starts a fresh directory holding the base entries and the reader and editor accounts. */
@@ -124,8 +137,12 @@ export class SlapdServer {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-slapd-'));
     const accesslog = options.accesslog ?? true;
     for (const sub of ['data', 'accesslog']) fs.mkdirSync(path.join(dir, sub));
-    fs.writeFileSync(path.join(dir, 'slapd.conf'), config(dir, accesslog));
-    const server = new SlapdServer(dir, await freePort(), accesslog);
+    if (options.tls) {
+      fs.writeFileSync(path.join(dir, 'tls-cert.pem'), options.tls.certPem);
+      fs.writeFileSync(path.join(dir, 'tls-key.pem'), options.tls.keyPem, { mode: 0o600 });
+    }
+    fs.writeFileSync(path.join(dir, 'slapd.conf'), config(dir, accesslog, options.tls !== undefined));
+    const server = new SlapdServer(dir, await freePort(), accesslog, options.tls ? await freePort() : null);
     try {
       await server.start();
       await server.seed();
@@ -139,7 +156,8 @@ export class SlapdServer {
   async start(): Promise<void> {
     if (this.child) return;
     this.stderr = '';
-    const child = spawn(SLAPD, ['-d', '0', '-h', `${this.url}/`, '-f', path.join(this.dir, 'slapd.conf')], {
+    const urls = [`${this.url}/`, ...(this.tlsPort === null ? [] : [`${this.ldapsUrl}/`])].join(' ');
+    const child = spawn(SLAPD, ['-d', '0', '-h', urls, '-f', path.join(this.dir, 'slapd.conf')], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));

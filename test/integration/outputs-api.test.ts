@@ -199,7 +199,7 @@ describe('host outputs', () => {
 });
 
 describe('domain outputs', () => {
-  it('creates, lists, changes and deletes outputs of a domain; they receive nothing and list no files', async () => {
+  it('creates, lists, changes and deletes outputs of a domain; a new one runs and lists no files yet', async () => {
     const output = await createOutput(
       { type: 'LogFile', logFile: { fileName: 'corp' } },
       `/api/v1/domains/${domainId}`,
@@ -207,7 +207,15 @@ describe('domain outputs', () => {
     const id = output['id'] as string;
     expect(output).toMatchObject({ hostId: null, hostUrl: null, domainId, statusHistoryUrl: null });
     expect(output['url']).toBe(`https://127.0.0.1:${agent.ports.api}/api/v1/domains/${domainId}/outputs/${id}`);
-    expect((output['status'] as { summary: string }).summary).toBe('No Active Directory activity');
+    // The output manager runs it (directory records reach it: directory-outputs.test.ts).
+    await waitFor(
+      () => agent.activity.outputs.logFileOutput(id),
+      (o) => o !== undefined,
+      10_000,
+      'running',
+    );
+    const running = await call(agent, ['read'], 'GET', `/api/v1/domains/${domainId}/outputs/${id}`);
+    expect(running.json!['status']).toMatchObject({ type: 'OK', summary: 'Writing log files' });
     const list = listOf(await call(agent, ['read'], 'GET', `/api/v1/domains/${domainId}/outputs`));
     expect(list.map((o) => o['id'])).toEqual([id]);
     const domain = await call(agent, ['read'], 'GET', `/api/v1/domains/${domainId}`);

@@ -75,6 +75,20 @@ describe('monitoring settings', () => {
     expect(problems({ hosts: [host], outputs: json })).toEqual([]);
   });
 
+  it('refuses a domain output that would write the files of a host output or of another domain output', () => {
+    const domains = [{ id: 'EXAMPLE', name: 'example.test', ldapServer: 'ldap://127.0.0.1' }];
+    const hostOutput = { id: 'o1', hostId: 'h1', type: 'LogFile', logFile: { fileName: 'example.test' } };
+    const domainOutput = { id: 'd1', domainId: 'EXAMPLE', type: 'LogFile' };
+    expect(problems({ hosts: [host], outputs: [hostOutput], domains, domainOutputs: [domainOutput] })).toEqual([
+      'domainOutputs[0].logFile.fileName: output "o1" already writes example.test_Log_*.tsv; give this output another logFile.fileName',
+    ]);
+    expect(problems({ hosts: [host], domains, domainOutputs: [domainOutput, { ...domainOutput, id: 'd2' }] })).toEqual([
+      'domainOutputs[1].logFile.fileName: output "d1" already writes example.test_Log_*.tsv; give this output another logFile.fileName',
+    ]);
+    const syslog = { id: 'd2', domainId: 'EXAMPLE', type: 'Syslog', syslog: { server: 'siem.example.com:514' } };
+    expect(problems({ hosts: [host], domains, domainOutputs: [domainOutput, syslog] })).toEqual([]);
+  });
+
   it('reads syslog servers as HOST:PORT, including bracketed IPv6', () => {
     expect(parseHostPort('siem.example.com:514')).toEqual({ host: 'siem.example.com', port: 514 });
     expect(parseHostPort('10.0.0.5:6514')).toEqual({ host: '10.0.0.5', port: 6514 });

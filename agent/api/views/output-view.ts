@@ -4,7 +4,6 @@
  */
 import type { AnyOutput } from '../../resources/output-service.js';
 import type { StatusRegistry } from '../../status/status-registry.js';
-import type { StatusView } from '../schemas/common-schemas.js';
 import type { OutputView } from '../schemas/output-schemas.js';
 import type { ApiLinks } from './api-links.js';
 
@@ -27,24 +26,12 @@ const EMPTY_STATS: OutputView['stats'] = {
   droppedCount: 0,
 };
 
-/** Domain outputs get nothing to write: this agent has no Active Directory source. */
-function domainOutputStatus(enabled: boolean, since: string): StatusView {
-  return enabled
-    ? {
-        updatedAt: since,
-        type: 'Warning',
-        summary: 'No Active Directory activity',
-        details: 'This agent does not monitor Active Directory, so this output receives no records.',
-      }
-    : { updatedAt: since, type: 'OK', summary: 'Disabled', details: '' };
-}
-
 export function outputView(output: AnyOutput, deps: OutputViewDeps): OutputView {
   const { links } = deps;
   const hostId = output.hostId ?? null;
   const domainId = output.domainId ?? null;
   const url = hostId !== null ? links.hostOutput(hostId, output.id) : links.domainOutput(domainId!, output.id);
-  const runtime = hostId !== null ? deps.status.output(output.id) : undefined;
+  const runtime = deps.status.output(output.id);
   const view: OutputView = {
     id: output.id,
     url,
@@ -58,11 +45,7 @@ export function outputView(output: AnyOutput, deps: OutputViewDeps): OutputView 
     type: output.type,
     comment: output.comment,
     fileFilter: output.fileFilter,
-    status:
-      runtime?.status ??
-      (hostId !== null
-        ? { updatedAt: deps.since, type: 'OK', summary: 'Starting', details: '' }
-        : domainOutputStatus(output.isEnabled, deps.since)),
+    status: runtime?.status ?? { updatedAt: deps.since, type: 'OK', summary: 'Starting', details: '' },
     statusHistoryUrl: hostId !== null ? `${url}/statusHistory` : null,
     stats: runtime?.stats ?? EMPTY_STATS,
   };
