@@ -13,7 +13,8 @@ import type { Logger } from '../log/logger.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
 import type { PipelineItem } from '../pipeline/pipeline-item.js';
 import type { ActivitySource, ActivitySourceStatus, SourceCounters } from '../monitor/activity-source.js';
-import { canReadAccesslog, classesOf, newestReqStart, readWrites } from './accesslog-reader.js';
+import { accesslogCursorText, parseAccesslogCursor } from './accesslog-cursor.js';
+import { baselineCursor, canReadAccesslog, classesOf, readWrites } from './accesslog-reader.js';
 import type { ChangesPolicy } from './changes-selection.js';
 import { recordsOf, type DirectoryChange, type RecordContext } from './directory-change.js';
 import type { DirectoryCursor, DirectoryStateTable, SnapshotOp } from './directory-state.js';
@@ -201,10 +202,11 @@ export class DirectorySource implements ActivitySource {
     const fresh = saved === null || saved.scope !== scope || saved.mode !== this.mode;
     if (accesslog) {
       if (fresh) {
-        const cursor = await newestReqStart(session.client);
+        const cursor = accesslogCursorText(await baselineCursor(session.client));
         return { items: [], cursor: { scope, mode: 'accesslog', cursor }, baseline: true };
       }
-      const writes = await readWrites(session.client, baseDn, saved.cursor);
+      const read = await readWrites(session.client, baseDn, parseAccesslogCursor(saved.cursor));
+      const writes = read.writes;
       const classes = new Map<string, Awaited<ReturnType<typeof classesOf>>>();
       for (const write of writes) {
         if (write.entryUuid === '') continue;
@@ -213,7 +215,7 @@ export class DirectorySource implements ActivitySource {
         write.change.objectClasses = known.objectClasses;
         write.change.structuralClass = known.structuralClass;
       }
-      const cursor = writes.at(-1)?.reqStart ?? saved.cursor;
+      const cursor = accesslogCursorText(read.cursor);
       const changes = writes.map((w) => w.change);
       return {
         items: this.items(changes, this.context(session)),
