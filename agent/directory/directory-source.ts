@@ -20,7 +20,8 @@ import { recordsOf, type DirectoryChange, type RecordContext } from './directory
 import type { DirectoryCursor, DirectoryStateTable, SnapshotOp } from './directory-state.js';
 import type { DomainStatusBoard } from './domain-status.js';
 import { effectiveBaseDn, openSession, SessionError, type LdapSession } from './ldap-session.js';
-import { compareSnapshots, readSnapshot } from './snapshot-reader.js';
+import { pollSnapshot } from './snapshot-changes.js';
+import { readSnapshot } from './snapshot-reader.js';
 
 export const DATA_SOURCE_LDAP = 'LDAP Directory';
 export const DATA_SOURCE_AD = 'Active Directory';
@@ -223,22 +224,14 @@ export class DirectorySource implements ActivitySource {
         baseline: false,
       };
     }
-    const now = await readSnapshot(session.client, baseDn);
     this.counters.fullScans++;
     const cursor: DirectoryCursor = { scope, mode: 'snapshot', cursor: '' };
     if (fresh) {
+      const now = await readSnapshot(session.client, baseDn);
       const ops = now.map((object): SnapshotOp => ({ op: 'put', object }));
       return { items: [], cursor, ops, replaceSnapshot: true, baseline: true };
     }
-    const previous = state.snapshot(domain.id);
-    const changes = compareSnapshots(previous, now, new Date());
-    const current = new Set(now.map((o) => o.key));
-    const ops: SnapshotOp[] = [
-      ...now
-        .filter((o) => previous.get(o.key)?.version !== o.version || previous.get(o.key)?.dn !== o.dn)
-        .map((object): SnapshotOp => ({ op: 'put', object })),
-      ...[...previous.keys()].filter((key) => !current.has(key)).map((key): SnapshotOp => ({ op: 'delete', key })),
-    ];
+    const { changes, ops } = await pollSnapshot(session.client, baseDn, state, domain.id, new Date());
     return { items: this.items(changes, this.context(session)), cursor, ops, baseline: false };
   }
 }
