@@ -9,6 +9,7 @@ import type { Client, Entry } from 'ldapts';
 import type { DirectoryChange, AttributeChange } from './directory-change.js';
 import { isOperationalAttribute } from './directory-change.js';
 import { isWithin, leafRdn, normalizeDn, parentDn } from './dn.js';
+import { advance, generalizedTime, lookbackFrom, type AccesslogCursor } from './accesslog-cursor.js';
 
 export const ACCESSLOG_BASE = 'cn=accesslog';
 const PAGE_SIZE = 500;
@@ -49,28 +50,20 @@ export async function canReadAccesslog(client: Client): Promise<boolean> {
   }
 }
 
-/** The newest `reqStart` in the log ('' for an empty log): the baseline's cursor. */
-export async function newestReqStart(client: Client): Promise<string> {
+/** The `reqStart` of each write logged that matches `filter`. */
+async function reqStarts(client: Client, filter: string): Promise<string[]> {
   const { searchEntries } = await client.search(ACCESSLOG_BASE, {
     scope: 'one',
-    filter: '(objectClass=auditWriteObject)',
+    filter,
     attributes: ['reqStart'],
     paged: { pageSize: PAGE_SIZE },
   });
-  let newest = '';
-  for (const entry of searchEntries) {
-    const start = first(entry, 'reqStart');
-    if (start > newest) newest = start;
-  }
-  return newest;
+  return searchEntries.map((entry) => first(entry, 'reqStart'));
 }
 
-/** `20261124012148.000014Z` → a Date (UTC). */
-export function generalizedTime(value: string): Date {
-  const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(?:[.,](\d+))?Z$/.exec(value);
-  if (!m) return new Date();
-  const ms = m[7] ? Math.floor(Number(`0.${m[7]}`) * 1000) : 0;
-  return new Date(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!, ms));
+/** The baseline's cursor: past every write in the log now. */
+export async function baselineCursor(client: Client): Promise<AccesslogCursor> {
+  return advance({ newest: '', seen: [] }, await reqStarts(client, '(objectClass=auditWriteObject)'));
 }
 
 /** One write from the log, before the object's classes are known for modifies and renames. */
@@ -230,24 +223,44 @@ function toWrite(entry: Entry): LoggedWrite | null {
   }
 }
 
-/** The writes under `baseDn` logged after `cursor`, oldest first. */
-export async function readWrites(client: Client, baseDn: string, cursor: string): Promise<LoggedWrite[]> {
-  const filter = cursor
-    ? `(&(objectClass=auditWriteObject)(reqResult=0)(reqStart>=${cursor}))`
-    : '(&(objectClass=auditWriteObject)(reqResult=0))';
+const WRITES = '(&(objectClass=auditWriteObject)(reqResult=0)';
+
+/**
+ * The writes under `baseDn` not read before (accesslog-cursor.ts), oldest first, and the cursor
+ * after them. A first search lists only the `reqStart`s of the look-back window, so a write that
+ * reached the log late is found without reading the window's writes again in full.
+ */
+export async function readWrites(
+  client: Client,
+  baseDn: string,
+  cursor: AccesslogCursor,
+): Promise<{ writes: LoggedWrite[]; cursor: AccesslogCursor }> {
+  let from = cursor.newest;
+  let seen = new Set(cursor.seen ?? []);
+  if (cursor.newest !== '') {
+    const recent = await reqStarts(client, `${WRITES}(reqStart>=${lookbackFrom(cursor.newest)}))`);
+    // A cursor of an older agent names no writes: everything up to its newest was read.
+    if (cursor.seen === null) seen = new Set(recent.filter((s) => s <= cursor.newest));
+    for (const start of recent) if (start <= cursor.newest && !seen.has(start) && start < from) from = start;
+  }
   const { searchEntries } = await client.search(ACCESSLOG_BASE, {
     scope: 'one',
-    filter,
+    filter: from ? `${WRITES}(reqStart>=${from}))` : `${WRITES})`,
     attributes: LOG_ATTRIBUTES,
     paged: { pageSize: PAGE_SIZE },
   });
+  const unread = searchEntries.filter((e) => !seen.has(first(e, 'reqStart')));
   const base = normalizeDn(baseDn);
-  return searchEntries
-    .filter((e) => first(e, 'reqStart') > cursor)
+  const writes = unread
     .sort((a, b) => (first(a, 'reqStart') < first(b, 'reqStart') ? -1 : 1))
     .map(toWrite)
     .filter((w): w is LoggedWrite => w !== null)
     .filter((w) => isWithin(normalizeDn(w.change.dn), base) || isWithin(normalizeDn(w.change.newDn ?? '\0'), base));
+  const next = advance(
+    { newest: cursor.newest, seen: [...seen] },
+    unread.map((e) => first(e, 'reqStart')),
+  );
+  return { writes, cursor: next };
 }
 
 /** The object classes of the entry with this entryUUID now (modifies and renames do not log them). */

@@ -13,14 +13,16 @@ import type { Logger } from '../log/logger.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
 import type { PipelineItem } from '../pipeline/pipeline-item.js';
 import type { ActivitySource, ActivitySourceStatus, SourceCounters } from '../monitor/activity-source.js';
-import { canReadAccesslog, completeClasses, newestReqStart, readWrites } from './accesslog-reader.js';
+import { accesslogCursorText, parseAccesslogCursor } from './accesslog-cursor.js';
+import { baselineCursor, canReadAccesslog, completeClasses, readWrites } from './accesslog-reader.js';
 import type { ChangesPolicy } from './changes-selection.js';
 import { recordsOf, type DirectoryChange, type RecordContext } from './directory-change.js';
 import type { DirectoryCursor, DirectoryStateTable, SnapshotOp } from './directory-state.js';
 import type { DomainStatusBoard } from './domain-status.js';
 import { effectiveBaseDn, openSession, type LdapSession } from './ldap-session.js';
 import { SessionError } from './session-failure.js';
-import { compareSnapshots, readSnapshot } from './snapshot-reader.js';
+import { pollSnapshot } from './snapshot-changes.js';
+import { readSnapshot } from './snapshot-reader.js';
 
 export const DATA_SOURCE_LDAP = 'LDAP Directory';
 export const DATA_SOURCE_AD = 'Active Directory';
@@ -202,12 +204,13 @@ export class DirectorySource implements ActivitySource {
     const fresh = saved === null || saved.scope !== scope || saved.mode !== this.mode;
     if (accesslog) {
       if (fresh) {
-        const cursor = await newestReqStart(session.client);
+        const cursor = accesslogCursorText(await baselineCursor(session.client));
         return { items: [], cursor: { scope, mode: 'accesslog', cursor }, baseline: true };
       }
-      const writes = await readWrites(session.client, baseDn, saved.cursor);
+      const read = await readWrites(session.client, baseDn, parseAccesslogCursor(saved.cursor));
+      const writes = read.writes;
       await completeClasses(session.client, baseDn, writes);
-      const cursor = writes.at(-1)?.reqStart ?? saved.cursor;
+      const cursor = accesslogCursorText(read.cursor);
       const changes = writes.map((w) => w.change);
       return {
         items: this.items(changes, this.context(session)),
@@ -215,22 +218,14 @@ export class DirectorySource implements ActivitySource {
         baseline: false,
       };
     }
-    const now = await readSnapshot(session.client, baseDn);
     this.counters.fullScans++;
     const cursor: DirectoryCursor = { scope, mode: 'snapshot', cursor: '' };
     if (fresh) {
+      const now = await readSnapshot(session.client, baseDn);
       const ops = now.map((object): SnapshotOp => ({ op: 'put', object }));
       return { items: [], cursor, ops, replaceSnapshot: true, baseline: true };
     }
-    const previous = state.snapshot(domain.id);
-    const changes = compareSnapshots(previous, now, new Date());
-    const current = new Set(now.map((o) => o.key));
-    const ops: SnapshotOp[] = [
-      ...now
-        .filter((o) => previous.get(o.key)?.version !== o.version || previous.get(o.key)?.dn !== o.dn)
-        .map((object): SnapshotOp => ({ op: 'put', object })),
-      ...[...previous.keys()].filter((key) => !current.has(key)).map((key): SnapshotOp => ({ op: 'delete', key })),
-    ];
+    const { changes, ops } = await pollSnapshot(session.client, baseDn, state, domain.id, new Date());
     return { items: this.items(changes, this.context(session)), cursor, ops, baseline: false };
   }
 }

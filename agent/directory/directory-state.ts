@@ -6,7 +6,7 @@
  * state matches exactly the records that were committed: the next start records the rest, once.
  */
 import type Database from 'better-sqlite3';
-import type { SnapshotObject } from './snapshot-reader.js';
+import type { ObjectVersion, SnapshotObject } from './snapshot-reader.js';
 
 export type DirectoryMode = 'accesslog' | 'snapshot';
 
@@ -18,10 +18,24 @@ export interface DirectoryCursor {
 
 export type SnapshotOp = { op: 'put'; object: SnapshotObject } | { op: 'delete'; key: string };
 
+interface SnapshotRow {
+  entry_key: string;
+  dn: string;
+  version: string;
+  attributes: string;
+}
+
+function objectOf(row: SnapshotRow): SnapshotObject {
+  const attributes = JSON.parse(row.attributes) as SnapshotObject['attributes'];
+  return { key: row.entry_key, dn: row.dn, version: row.version, attributes };
+}
+
 export class DirectoryStateTable {
   private readonly getCursor: Database.Statement;
   private readonly putCursor: Database.Statement;
   private readonly selectSnapshot: Database.Statement;
+  private readonly selectVersions: Database.Statement;
+  private readonly selectObject: Database.Statement;
   private readonly putObject: Database.Statement;
   private readonly deleteObject: Database.Statement;
   private readonly dropCursor: Database.Statement;
@@ -36,6 +50,10 @@ export class DirectoryStateTable {
     );
     this.selectSnapshot = db.prepare(
       'SELECT entry_key, dn, version, attributes FROM directory_snapshot WHERE domain_id = ?',
+    );
+    this.selectVersions = db.prepare('SELECT entry_key, dn, version FROM directory_snapshot WHERE domain_id = ?');
+    this.selectObject = db.prepare(
+      'SELECT entry_key, dn, version, attributes FROM directory_snapshot WHERE domain_id = ? AND entry_key = ?',
     );
     this.putObject = db.prepare(
       `INSERT INTO directory_snapshot (domain_id, entry_key, dn, version, attributes) VALUES (?, ?, ?, ?, ?)
@@ -53,23 +71,24 @@ export class DirectoryStateTable {
   }
 
   snapshot(domainId: string): Map<string, SnapshotObject> {
-    const rows = this.selectSnapshot.all(domainId) as Array<{
-      entry_key: string;
-      dn: string;
-      version: string;
-      attributes: string;
-    }>;
-    return new Map(
-      rows.map((r) => [
-        r.entry_key,
-        {
-          key: r.entry_key,
-          dn: r.dn,
-          version: r.version,
-          attributes: JSON.parse(r.attributes) as SnapshotObject['attributes'],
-        },
-      ]),
-    );
+    const rows = this.selectSnapshot.all(domainId) as SnapshotRow[];
+    return new Map(rows.map((r) => [r.entry_key, objectOf(r)]));
+  }
+
+  /** Each saved object's identity, DN and version, without its attributes. */
+  versions(domainId: string): Map<string, ObjectVersion> {
+    const rows = this.selectVersions.all(domainId) as Array<Omit<SnapshotRow, 'attributes'>>;
+    return new Map(rows.map((r) => [r.entry_key, { key: r.entry_key, dn: r.dn, version: r.version }]));
+  }
+
+  /** The saved objects with these keys (those that are saved). */
+  objects(domainId: string, keys: readonly string[]): Map<string, SnapshotObject> {
+    const out = new Map<string, SnapshotObject>();
+    for (const key of keys) {
+      const row = this.selectObject.get(domainId, key) as SnapshotRow | undefined;
+      if (row) out.set(key, objectOf(row));
+    }
+    return out;
   }
 
   /** Inside the pipeline's transaction only. */
