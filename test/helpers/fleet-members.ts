@@ -12,7 +12,7 @@ import Database from 'better-sqlite3';
 import type pg from 'pg';
 import { localHostType } from '../../agent/config/monitoring-schema.js';
 import type { FleetStatusView } from '../../agent/fleet/fleet-service.js';
-import { startAgentProcess, type AgentProcess } from './agent-process.js';
+import { startAgentProcess, type AgentProcess, type AgentProcessOptions } from './agent-process.js';
 import { joinOffline } from './fleet-audit-backend.js';
 import { REPO_ROOT } from './cli.js';
 import { makeTempDir } from './temp-dir.js';
@@ -47,16 +47,32 @@ export async function startMember(options: {
   );
   joinOffline(dataDir, options.database, options.password);
   await options.beforeStart?.(dataDir);
-  const agent = await startAgentProcess({
-    dataDir,
-    logLevel: 'warn',
-    readyTimeoutMs: 90_000,
-    ...(options.prefix ? { prefix: options.prefix } : {}),
-  });
+  const agent = await startAgentProcess(processOptions(dataDir, options.prefix ?? []));
   const agentId = (
     JSON.parse(fs.readFileSync(path.join(dataDir, 'settings.json'), 'utf8')) as { agent: { id: string } }
   ).agent.id;
   return { name: options.name, agent, agentId, dataDir, watched, prefix: options.prefix ?? [] };
+}
+
+/** Starts the members together; if one fails, those started are stopped and the failure thrown. */
+export async function startMembers(list: Array<Parameters<typeof startMember>[0]>): Promise<FleetMember[]> {
+  const started = await Promise.allSettled(list.map((options) => startMember(options)));
+  const members = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) {
+    for (const member of members) await member.agent.kill();
+    throw failed.reason;
+  }
+  return members;
+}
+
+function processOptions(dataDir: string, prefix: string[]): AgentProcessOptions {
+  return { dataDir, logLevel: 'warn', readyTimeoutMs: 90_000, prefix };
+}
+
+/** Starts the member's agent again on the same data folder (after a kill -9, say). */
+export async function restartMember(member: FleetMember): Promise<void> {
+  member.agent = await startAgentProcess(processOptions(member.dataDir, member.prefix));
 }
 
 /** `vigil fleet status` of the member, run where the member runs (it goes through its console). */

@@ -15,7 +15,7 @@ import {
   fleetStatus,
   keepWriting,
   settledFleet,
-  startMember,
+  startMembers,
   type FleetMember,
 } from '../helpers/fleet-members.js';
 import { createNetworkNamespace, netnsUnavailable, type NetworkNamespace } from '../helpers/netns.js';
@@ -37,11 +37,12 @@ describe.skipIf(unavailable !== null)(
       admin = new pg.Pool({ connectionString: server.adminUrl.replace(/\/postgres$/, '/vigil'), max: 2 });
       admin.on('error', () => undefined);
       const overVeth = server.url.replace('127.0.0.1', ns.hostAddress);
-      for (const name of ['near-1', 'near-2']) {
-        members.push(await startMember({ name, database: server.url, password: server.password }));
-      }
       members.push(
-        await startMember({ name: 'far', database: overVeth, password: server.password, prefix: ns.exec([]) }),
+        ...(await startMembers([
+          { name: 'near-1', database: server.url, password: server.password },
+          { name: 'near-2', database: server.url, password: server.password },
+          { name: 'far', database: overVeth, password: server.password, prefix: ns.exec([]) },
+        ])),
       );
     }, 240_000);
 
