@@ -153,17 +153,19 @@ export function openFleetPool(
 /** How long a watched fleet query waits before the server is checked on a new connection. */
 export const REACHABILITY_CHECK_MS = 10_000;
 
-/** Whether the server takes a new connection and answers `SELECT 1` within the pool's connection timeout. */
+/** Whether the server answers a new connection (and `SELECT 1` on it) within the pool's connection timeout. */
 async function serverAnswers(pool: pg.Pool): Promise<boolean> {
   const timeoutMs = pool.options.connectionTimeoutMillis ?? 5_000;
-  const client = new pg.Client({ ...pool.options, query_timeout: timeoutMs });
+  // The pool keeps `password` non-enumerable (out of logs), so a spread alone would drop it.
+  const client = new pg.Client({ ...pool.options, password: pool.options.password, query_timeout: timeoutMs });
   client.on('error', () => undefined);
   try {
     await client.connect();
     await client.query('SELECT 1');
     return true;
-  } catch {
-    return false;
+  } catch (error) {
+    // An answer from the server, even a refusal (too many connections, starting up), is an answer.
+    return error instanceof pg.DatabaseError;
   } finally {
     // A half-made connection to an unreachable host ends at once; no waiting on a FIN.
     socketOf(client)?.destroy();
