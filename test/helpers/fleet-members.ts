@@ -76,7 +76,7 @@ export async function restartMember(member: FleetMember): Promise<void> {
 }
 
 /** `vigil fleet status` of the member, run where the member runs (it goes through its console). */
-export async function fleetStatus(member: FleetMember, timeoutMs = 20_000): Promise<FleetStatusView> {
+export async function fleetStatus(member: FleetMember, timeoutMs = 30_000): Promise<FleetStatusView> {
   const [file, ...args] = [
     ...member.prefix,
     process.execPath,

@@ -86,7 +86,7 @@ describe.skipIf(unavailable !== null)(
         const later = await waitFor(
           () => fleetStatus(far),
           (s) => s.backlog > noticed.backlog,
-          20_000,
+          40_000,
           'the backlog growing',
         );
         expect(later.state).toBe('unreachable');
@@ -94,7 +94,7 @@ describe.skipIf(unavailable !== null)(
         await waitFor(
           () => Promise.all([perAgent(near1), perAgent(near2)]),
           ([n1, n2]) => n1! > nearBefore[0]! && n2! > nearBefore[1]!,
-          20_000,
+          40_000,
           'the other members forwarding during the cut',
         );
         for (const near of [near1, near2]) expect((await fleetStatus(near)).state).toBe('connected');
