@@ -149,3 +149,77 @@ export function openFleetPool(
   pool.on('error', () => undefined);
   return pool;
 }
+
+/** How long a watched fleet query waits before the server is checked on a new connection. */
+export const REACHABILITY_CHECK_MS = 10_000;
+
+/** Whether the server answers a new connection (and `SELECT 1` on it) within the pool's connection timeout. */
+async function serverAnswers(pool: pg.Pool): Promise<boolean> {
+  const timeoutMs = pool.options.connectionTimeoutMillis ?? 5_000;
+  // The pool keeps `password` non-enumerable (out of logs), so a spread alone would drop it.
+  const client = new pg.Client({ ...pool.options, password: pool.options.password, query_timeout: timeoutMs });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } catch (error) {
+    // An answer from the server, even a refusal (too many connections, starting up), is an answer.
+    return error instanceof pg.DatabaseError;
+  } finally {
+    // A half-made connection to an unreachable host ends at once; no waiting on a FIN.
+    socketOf(client)?.destroy();
+  }
+}
+
+function socketOf(client: pg.Client | pg.PoolClient): { destroy(): void } | undefined {
+  return (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream;
+}
+
+/**
+ * A query on a connection of its own from the pool that fails as soon as the server is known to
+ * be out of reach. A link that silently drops packets (a pulled cable, a network partition)
+ * gives no error: the socket retransmits for many minutes and the query waits for its
+ * `query_timeout`, a minute in which the member still says "connected". A long wait can be
+ * normal too (batches queue on the inserts lock), so the query is not cut short by a timer:
+ * every `checkAfterMs` the server is asked on a new connection, and only if that fails is the
+ * waiting connection destroyed and the query failed.
+ */
+export async function queryWhileReachable<R extends pg.QueryResultRow = pg.QueryResultRow>(
+  pool: pg.Pool,
+  text: string,
+  values: unknown[],
+  checkAfterMs = REACHABILITY_CHECK_MS,
+): Promise<pg.QueryResult<R>> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  // Errors reach the query's promise; without a listener a checked-out client's 'error' would throw.
+  const onError = (error: Error): void => void (broken ??= error);
+  client.on('error', onError);
+  let settled = false;
+  let timer: NodeJS.Timeout | undefined;
+  const check = (): void => {
+    timer = setTimeout(() => {
+      void serverAnswers(pool).then((answers) => {
+        if (settled) return;
+        if (answers) return check();
+        broken = new Error('the fleet database stopped answering (a new connection failed too)');
+        socketOf(client)?.destroy();
+      });
+    }, checkAfterMs);
+  };
+  check();
+  let failed: Error | undefined;
+  try {
+    return await client.query<R>(text, values);
+  } catch (error) {
+    failed = broken ?? (error as Error);
+    throw failed;
+  } finally {
+    settled = true;
+    clearTimeout(timer);
+    client.removeListener('error', onError);
+    // As pool.query does: a connection whose query failed is not reused.
+    client.release(failed);
+  }
+}

@@ -11,6 +11,7 @@
 import Database from 'better-sqlite3';
 import type pg from 'pg';
 import type { Logger } from '../log/logger.js';
+import { queryWhileReachable } from './fleet-connection.js';
 import { ADVISORY_KEYS, utcDay } from './pg-schema.js';
 import type { CanonicalRow } from '../store/record-chain.js';
 import { ReconnectPacing, type PacingOptions } from './reconnect-pacing.js';
@@ -88,7 +89,7 @@ export function insertParameters(agentId: string, rows: readonly ForwardedRow[])
 
 /** Inserts the rows in one transaction that holds the inserts lock (seq order is commit order). */
 export async function insertRecords(pool: pg.Pool, agentId: string, rows: readonly ForwardedRow[]): Promise<void> {
-  await pool.query(INSERT, insertParameters(agentId, rows));
+  await queryWhileReachable(pool, INSERT, insertParameters(agentId, rows));
 }
 
 export class RecordForwarder {
@@ -245,7 +246,7 @@ export class RecordForwarder {
           waitMs = rows.length === batchSize ? this.pacing.pauseAfter(rows.length, Date.now() - started) : 0;
         } else {
           // Nothing new: a cheap round trip keeps the state true while idle.
-          if (!this.connected) await this.options.pool.query('SELECT 1');
+          if (!this.connected) await queryWhileReachable(this.options.pool, 'SELECT 1', []);
         }
         this.markConnected();
         this.releaseWaiters();

@@ -32,6 +32,11 @@ export interface AgentProcessOptions {
   readyTimeoutMs?: number;
   /** Runs the agent as this account (`runuser -u`); its data dir and HOME must be its own. */
   runAs?: string;
+  /**
+   * Runs the command through this prefix, e.g. `ip netns exec NS` (test/helpers/netns.ts). The
+   * request helpers still go to 127.0.0.1, which is not the agent's loopback inside a namespace.
+   */
+  prefix?: string[];
 }
 
 export interface AgentProcess {
@@ -71,7 +76,10 @@ export async function startAgentProcess(options: AgentProcessOptions = {}): Prom
     fs.writeFileSync(settingsFile, JSON.stringify(options.settings));
   }
   const command = [process.execPath, ENTRY, 'agent', '--data-dir', dataDir, ...FREE_PORTS];
-  const [file, ...args] = options.runAs ? ['runuser', '-u', options.runAs, '--', ...command] : command;
+  const [file, ...args] = [
+    ...(options.prefix ?? []),
+    ...(options.runAs ? ['runuser', '-u', options.runAs, '--', ...command] : command),
+  ];
   const child = spawn(file!, args, {
     cwd: REPO_ROOT,
     env: { ...process.env, HOME: emptyHome(), VIGIL_LOG_LEVEL: options.logLevel ?? 'info', ...options.env },

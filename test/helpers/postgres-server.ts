@@ -77,7 +77,15 @@ process.once('exit', () => {
   for (const stopNow of running) stopNow();
 });
 
-export async function startPostgres(options: { password?: string } = {}): Promise<PostgresServer> {
+export interface PostgresOptions {
+  password?: string;
+  /** Further addresses to listen on besides 127.0.0.1 (e.g. a veth end in a partition test). */
+  listenAddresses?: string[];
+  /** Further client networks (CIDR) allowed to log in with scram-sha-256. */
+  allowNetworks?: string[];
+}
+
+export async function startPostgres(options: PostgresOptions = {}): Promise<PostgresServer> {
   const bin = postgresBinDir();
   const password = options.password ?? randomBytes(12).toString('hex');
   const adminPassword = randomBytes(12).toString('hex');
@@ -109,13 +117,16 @@ export async function startPostgres(options: { password?: string } = {}): Promis
     '--no-instructions',
   ]);
   fs.rmSync(pwfile);
+  for (const network of options.allowNetworks ?? []) {
+    fs.appendFileSync(path.join(data, 'pg_hba.conf'), `host all all ${network} scram-sha-256\n`);
+  }
   const port = await freeTcpPort();
   // Test clusters trade durability against a power cut for speed; a crash of PostgreSQL
   // itself (kill -9) is still recovered from the WAL.
   fs.appendFileSync(
     path.join(data, 'postgresql.conf'),
     [
-      `listen_addresses = '127.0.0.1'`,
+      `listen_addresses = '${['127.0.0.1', ...(options.listenAddresses ?? [])].join(',')}'`,
       `port = ${port}`,
       `unix_socket_directories = '${socketDir}'`,
       `fsync = off`,
