@@ -14,7 +14,7 @@
  * goal is missed (first page p50 < 50 ms, enumeration ≥ 100,000 records/s).
  *
  * Environment: VIGIL_BENCH_RECORDS (10,000,000), VIGIL_BENCH_ENUM (min(records, 2,000,000)),
- * VIGIL_BENCH_ROUNDS (3), VIGIL_BENCH_CACHE (<tmp>/vigil-fleet-bench/n<records>).
+ * VIGIL_BENCH_ROUNDS (3), VIGIL_BENCH_ENUM_ROUNDS (as many), VIGIL_BENCH_CACHE (<tmp>/vigil-fleet-bench/n<records>).
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -35,6 +35,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RECORDS = Number(process.env['VIGIL_BENCH_RECORDS'] ?? 10_000_000);
 const ENUM_RECORDS = Number(process.env['VIGIL_BENCH_ENUM'] ?? Math.min(RECORDS, 2_000_000));
 const ROUNDS = Number(process.env['VIGIL_BENCH_ROUNDS'] ?? 3);
+const ENUM_ROUNDS = Number(process.env['VIGIL_BENCH_ENUM_ROUNDS'] ?? ROUNDS);
 const CACHE = process.env['VIGIL_BENCH_CACHE'] ?? path.join(os.tmpdir(), 'vigil-fleet-bench', `n${RECORDS}`);
 const REPEAT = 7;
 const ENUM_PAGE = 10_000;
@@ -160,7 +161,7 @@ async function main(): Promise<void> {
     }
 
     const rates: Record<Backend, number[]> = { sqlite: [], postgres: [] };
-    for (let r = 0; r < ROUNDS; r++) {
+    for (let r = 0; r < ENUM_ROUNDS; r++) {
       for (const backend of r % 2 === 0 ? BACKENDS : [...BACKENDS].reverse()) {
         const e = await client(backend, { mode: 'enum', count: ENUM_PAGE, limit: ENUM_RECORDS });
         if ((e['total'] as number) < ENUM_RECORDS) throw new Error(`${backend}: enumeration ended at ${e['total']}`);
