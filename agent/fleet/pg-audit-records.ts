@@ -136,8 +136,9 @@ export class PgAuditRecords implements AuditRecords {
     client.on('error', ignore);
     let failed = false;
     try {
-      await client.query('BEGIN READ ONLY');
-      await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(this.statementTimeoutMs))}`);
+      // One round trip for both (a simple query may hold several statements).
+      const timeout = Math.max(1, Math.floor(this.statementTimeoutMs));
+      await client.query(`BEGIN READ ONLY; SET LOCAL statement_timeout = ${timeout}`);
       if (cancelled()) throw new PageCancelled();
       const result = await client.query<{ top: string | null; seqs: string[]; days: string[] }>(sql, [
         ...search.params,
