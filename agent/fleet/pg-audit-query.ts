@@ -28,6 +28,7 @@ import {
 } from '../../shared/audit-filters.js';
 import { whenRange, workingHoursWindow } from '../../shared/audit-when.js';
 import { SUBSTRING_WINDOW } from '../store/text-match.js';
+import { utcDay } from './pg-schema.js';
 
 export interface PgSearch {
   /** Boolean expression over `a`; `true` when there is no condition. Parameters $1..$n. */
@@ -58,6 +59,9 @@ const COLUMNS: Record<Exclude<TextFilter, 'Detail' | 'Before' | 'After'>, string
   Action: 'a.action',
 };
 
+/** The account with ASCII letters folded, as indexed by vigil_records_who_folded (pg-audit-indexes.ts). */
+const WHO_FOLDED = 'lower(a.who COLLATE "C")';
+
 /** Columns with a pg_trgm index (pg-audit-indexes.ts). */
 const TRIGRAM_COLUMNS: Partial<Record<TextFilter, string>> = {
   Who: 'a.who',
@@ -79,6 +83,15 @@ const isAscii = (value: string): boolean => !/[\u0080-\uffff]/.test(value);
 const escapedInJson = (value: string): boolean => JSON.stringify(value) !== `"${value}"`;
 const escapeLike = (value: string): string => value.replace(/[\\%_]/g, (c) => `\\${c}`);
 const codePoints = (value: string): number => Array.from(value).length;
+/**
+ * The UTC day of `ms` as vigil_records.day holds it, or null for a time whose year is not
+ * written with four digits (a range end far from any record: no bound is needed there).
+ */
+function partitionDay(ms: number): string | null {
+  const day = utcDay(ms);
+  return /^\d{4}-\d{2}-\d{2}$/.test(day) ? day : null;
+}
+
 /** Shorter values give pg_trgm no trigram to look up: the loose test would scan the whole index. */
 const MIN_TRIGRAM_VALUE = 3;
 
@@ -161,7 +174,8 @@ class Builder {
 
   groupTest(condition: TextCondition): string {
     const members = this.options.groupMembers?.(condition.value) ?? [];
-    const who = members.every(isAscii) ? `(lower(a.who COLLATE "C") COLLATE "C")` : this.unicodeLower('a.who');
+    // The ASCII form is the expression of the vigil_records_who_folded index (pg-audit-indexes.ts).
+    const who = members.every(isAscii) ? WHO_FOLDED : this.unicodeLower('a.who');
     const test = `${who} = ANY(${this.bind([...members])}::text[])`;
     return condition.operator === 'InGroup' ? test : `NOT (${test})`;
   }
@@ -188,8 +202,13 @@ class Builder {
       const parts: string[] = [];
       if (range.from !== null) parts.push(`a.when_ms >= ${this.bind(range.from)}`);
       if (range.to !== null) parts.push(`a.when_ms < ${this.bind(range.to)}`);
-      const test = `(${parts.join(' AND ')})`;
-      return condition.operator === 'Equals' ? test : `NOT ${test}`;
+      if (condition.operator !== 'Equals') return `NOT (${parts.join(' AND ')})`;
+      // The same range in days: `day` is the partition key, so only the range's days are read.
+      const firstDay = range.from === null ? null : partitionDay(range.from);
+      const lastDay = range.to === null ? null : partitionDay(range.to - 1);
+      if (firstDay !== null) parts.push(`a.day >= ${this.bind(firstDay)}::date`);
+      if (lastDay !== null) parts.push(`a.day <= ${this.bind(lastDay)}::date`);
+      return `(${parts.join(' AND ')})`;
     }
     if (condition.filter === 'WorkingHours') {
       const window = workingHoursWindow(condition.value);
@@ -201,6 +220,20 @@ class Builder {
     if (condition.operator === 'InGroup' || condition.operator === 'NotInGroup') return this.groupTest(condition);
     const test = this.anyText(condition.filter, [condition])!;
     return positiveOf(condition.operator) === condition.operator ? test : `NOT (${test})`;
+  }
+
+  /**
+   * Who Equals with ASCII values only: the same test as the exact one (ASCII letters folded),
+   * written as the vigil_records_who_folded index's expression so that a btree answers it.
+   */
+  private accountTest(group: FilterGroup): string | null {
+    if (group.filter !== 'Who' || group.anyOf.length === 0) return null;
+    const values: string[] = [];
+    for (const condition of group.anyOf) {
+      if (!isPlainText(condition) || condition.operator !== 'Equals' || !isAscii(condition.value)) return null;
+      values.push(condition.value.toLowerCase());
+    }
+    return `${WHO_FOLDED} = ANY(${this.bind(values)}::text[])`;
   }
 
   /**
@@ -233,7 +266,7 @@ class Builder {
     for (const condition of group.noneOf.filter((c) => !isPlainText(c))) parts.push(this.condition(condition));
     const noneText = this.anyText(filter, group.noneOf.filter(isPlainText));
     if (noneText !== null) parts.push(`NOT (${noneText})`);
-    const loose = this.trigramTest(group);
+    const loose = this.accountTest(group) ?? this.trigramTest(group);
     if (loose !== null) parts.unshift(loose);
     return parts.join(' AND ');
   }

@@ -29,6 +29,7 @@ import type { RawRecordRow } from '../store/raw-record.js';
 import type { SqliteAuditRecords } from '../store/sqlite-audit-records.js';
 import type { TurnQueue } from '../util/turn-queue.js';
 import { compilePgSearch } from './pg-audit-query.js';
+import { SeqDays } from './seq-days.js';
 import { cutSlices, recordsJson, storedBytesSql, toRawRow, RECORD_COLUMNS } from './pg-audit-rows.js';
 
 /** What the store needs of the agent's fleet membership (fleet-membership.ts). */
@@ -72,6 +73,7 @@ export function unavailable(error: unknown): unknown {
 
 export class PgAuditRecords implements AuditRecords {
   private markKeyValue: Buffer | null = null;
+  private readonly days = new SeqDays();
   private collation: Promise<string | null> | null = null;
 
   constructor(private readonly options: PgAuditRecordsOptions) {}
@@ -118,10 +120,13 @@ export class PgAuditRecords implements AuditRecords {
     });
     const n = search.params.length;
     // One statement, one snapshot: the page and the highest seq it was chosen among.
+    // Each seq's day comes along: the page's rows are then read from their day partitions only.
     const sql = `SELECT (SELECT max(seq) FROM vigil_records) AS top,
-                        array(SELECT a.seq FROM vigil_records AS a
-                               WHERE a.seq > $${n + 1} AND (${search.where})
-                               ORDER BY a.seq LIMIT $${n + 2}) AS seqs`;
+                        coalesce(array_agg(p.seq ORDER BY p.seq), '{}') AS seqs,
+                        coalesce(array_agg(p.day::text ORDER BY p.seq), '{}') AS days
+                   FROM (SELECT a.seq, a.day FROM vigil_records AS a
+                          WHERE a.seq > $${n + 1} AND (${search.where})
+                          ORDER BY a.seq LIMIT $${n + 2}) AS p`;
     const client = await this.pool.connect().catch((error: unknown) => {
       throw unavailable(error);
     });
@@ -131,13 +136,19 @@ export class PgAuditRecords implements AuditRecords {
     client.on('error', ignore);
     let failed = false;
     try {
-      await client.query('BEGIN READ ONLY');
-      await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(this.statementTimeoutMs))}`);
+      // One round trip for both (a simple query may hold several statements).
+      const timeout = Math.max(1, Math.floor(this.statementTimeoutMs));
+      await client.query(`BEGIN READ ONLY; SET LOCAL statement_timeout = ${timeout}`);
       if (cancelled()) throw new PageCancelled();
-      const result = await client.query<{ top: string | null; seqs: string[] }>(sql, [...search.params, after, count]);
+      const result = await client.query<{ top: string | null; seqs: string[]; days: string[] }>(sql, [
+        ...search.params,
+        after,
+        count,
+      ]);
       await client.query('COMMIT');
       const row = result.rows[0]!;
       const seqs = row.seqs.map(Number);
+      this.days.remember(seqs, row.days);
       const through = seqs.length >= count ? seqs[seqs.length - 1]! : Math.max(after, Number(row.top ?? 0));
       return { seqs, through };
     } catch (error) {
@@ -154,27 +165,39 @@ export class PgAuditRecords implements AuditRecords {
     return this.options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   }
 
-  /** The rows for `seqs` (ascending); dense runs as one range, sparse ones by list. */
+  /** The rows for `seqs` (ascending). */
   async fetchRaw(seqs: readonly number[]): Promise<RawRecordRow[]> {
     if (seqs.length === 0) return [];
-    const first = seqs[0]!;
-    const last = seqs[seqs.length - 1]!;
-    const dense = last - first + 1 <= 2 * seqs.length;
-    const result = dense
-      ? await this.query<unknown[]>(
-          `SELECT ${RECORD_COLUMNS} FROM vigil_records WHERE seq >= $1 AND seq <= $2 ORDER BY seq`,
-          [first, last],
-          'array',
-        )
-      : await this.query<unknown[]>(
-          `SELECT ${RECORD_COLUMNS} FROM vigil_records WHERE seq = ANY($1::bigint[]) ORDER BY seq`,
-          [seqs],
-          'array',
-        );
-    const rows = result.rows.map(toRawRow);
-    if (!dense || rows.length === seqs.length) return rows;
+    const rows = (await this.bySeqs(RECORD_COLUMNS, seqs)).rows.map(toRawRow);
+    if (rows.length === seqs.length) return rows;
     const wanted = new Set(seqs);
     return rows.filter((row) => wanted.has(row[0]));
+  }
+
+  /**
+   * `columns` (seq first) of the rows for `seqs` (ascending), in seq order, maybe with rows
+   * between them. The bounds come first: every day partition has its own seq index, and with a
+   * list alone PostgreSQL probes each partition's index once per seq (or reads it whole); the
+   * range lets a partition outside it answer at once. Dense runs are read as the range alone.
+   */
+  private bySeqs(columns: string, seqs: readonly number[]): Promise<pg.QueryResult<unknown[]>> {
+    const first = seqs[0]!;
+    const last = seqs[seqs.length - 1]!;
+    const range = `SELECT ${columns} FROM vigil_records WHERE seq >= $1 AND seq <= $2`;
+    if (last - first + 1 <= 2 * seqs.length)
+      return this.query<unknown[]>(`${range} ORDER BY seq`, [first, last], 'array');
+    const byDay = this.days.group(seqs);
+    if (byDay === null) {
+      return this.query<unknown[]>(`${range} AND seq = ANY($3::bigint[]) ORDER BY seq`, [first, last, seqs], 'array');
+    }
+    // One arm per day: each reads one partition (pruned at planning), probing its index only
+    // for that day's seqs.
+    const values: unknown[] = [];
+    const arms = [...byDay].map(([day, daySeqs]) => {
+      values.push(day, daySeqs);
+      return `SELECT ${columns} FROM vigil_records WHERE day = $${values.length - 1}::date AND seq = ANY($${values.length}::bigint[])`;
+    });
+    return this.query<unknown[]>(`${arms.join(' UNION ALL ')} ORDER BY 1`, values, 'array');
   }
 
   async fetchJson(seqs: readonly number[]): Promise<Buffer> {
@@ -183,11 +206,7 @@ export class PgAuditRecords implements AuditRecords {
 
   async slices(seqs: readonly number[], maxRecords: number, maxBytes: number): Promise<number[][]> {
     if (seqs.length === 0) return [];
-    const result = await this.query<[string, string]>(
-      `SELECT seq, ${storedBytesSql} FROM vigil_records WHERE seq = ANY($1::bigint[])`,
-      [seqs],
-      'array',
-    );
+    const result = await this.bySeqs(`seq, ${storedBytesSql}`, seqs);
     const sizes = new Map(result.rows.map(([seq, bytes]) => [Number(seq), Number(bytes)]));
     return cutSlices(seqs, sizes, maxRecords, maxBytes);
   }

@@ -5,7 +5,7 @@
  * A migration never edits an earlier one: add a new entry instead.
  */
 import type pg from 'pg';
-import { AUDIT_INDEXES_MIGRATION } from './pg-audit-indexes.js';
+import { AUDIT_INDEXES_MIGRATION, WHO_FOLDED_INDEX_MIGRATION } from './pg-audit-indexes.js';
 
 /** pg_advisory_lock keys (arbitrary, fixed; one per purpose so they never wait on each other). */
 export const ADVISORY_KEYS = {
@@ -73,6 +73,7 @@ export const FLEET_MIGRATIONS: readonly FleetMigration[] = [
     `,
   },
   { version: 2, ...AUDIT_INDEXES_MIGRATION },
+  { version: 3, ...WHO_FOLDED_INDEX_MIGRATION },
 ];
 
 export const FLEET_SCHEMA_VERSION = FLEET_MIGRATIONS[FLEET_MIGRATIONS.length - 1]!.version;

@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openFleetPool, writeFleetPassword } from '../../agent/fleet/fleet-connection.js';
+import { compilePgSearch } from '../../agent/fleet/pg-audit-query.js';
 import { PgAuditRecords, type FleetAccess } from '../../agent/fleet/pg-audit-records.js';
 import { migrateFleet } from '../../agent/fleet/pg-schema.js';
 import { insertRecords, type ForwardedRow } from '../../agent/fleet/record-forwarder.js';
@@ -244,6 +245,48 @@ describe('audit search on the fleet database', () => {
     for (const maxBytes of [20_000, 8 * 1024 * 1024]) {
       expect(toLocal(await fleetStore.slices(fleetSeqs, 100, maxBytes))).toEqual(reader.slices(local, 100, maxBytes));
     }
+  });
+
+  it('reads a search page day by day with the same rows, JSON and slices as the SQLite store', async () => {
+    const conditions = [textCondition('Who', 'Equals', 'HOST\\alice', '/')];
+    const page = await fleetStore.findPage({ conditions, reference }, 0, 1000, () => false);
+    const local = page.seqs.map((seq) => fleetSeqs.indexOf(seq) + 1);
+    expect(local).toEqual(expected(conditions).map((i) => i + 1));
+    const days = await pool.query<{ n: number }>(
+      'SELECT count(DISTINCT day)::int AS n FROM vigil_records WHERE seq = ANY($1::bigint[])',
+      [page.seqs],
+    );
+    expect(days.rows[0]!.n).toBeGreaterThan(3); // spread over day partitions and the default one
+    expect((await fleetStore.fetchJson(page.seqs)).toString()).toBe(reader.fetchJson(local).toString());
+    const toLocal = (slices: number[][]): number[][] =>
+      slices.map((slice) => slice.map((seq) => fleetSeqs.indexOf(seq) + 1));
+    expect(toLocal(await fleetStore.slices(page.seqs, 7, 3000))).toEqual(reader.slices(local, 7, 3000));
+  });
+
+  it('lets PostgreSQL answer Who Equals from the folded account index and a When range from its days only', async () => {
+    const plan = async (conditions: FilterCondition[]): Promise<string> => {
+      const search = compilePgSearch(conditions, { reference, unicodeCollation: null });
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        await client.query('SET LOCAL enable_seqscan = off'); // a table this small would be read whole
+        const result = await client.query(`EXPLAIN SELECT a.seq FROM vigil_records AS a WHERE ${search.where}`, [
+          ...search.params,
+        ]);
+        await client.query('ROLLBACK');
+        return result.rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n');
+      } finally {
+        client.release();
+      }
+    };
+    expect(await plan([textCondition('Who', 'Equals', 'HOST\\Alice', '/')])).toMatch(/Index Cond: \(lower\(/);
+    const day = Date.now() + 86_400_000; // tomorrow: a day partition of its own
+    const from = new Date(Math.floor(day / 86_400_000) * 86_400_000 + 3_600_000).toISOString();
+    const to = new Date(Date.parse(from) + 3_600_000).toISOString();
+    const window = await plan([whenCondition('Equals', { from, to }, '/w')]);
+    const read = new Set(window.match(/vigil_records_p\d{8}/g));
+    expect([...read]).toEqual([`vigil_records_p${from.slice(0, 10).replace(/-/g, '')}`]);
+    expect(window).not.toContain('vigil_records_default');
   });
 
   it('gives every member the same mark key, made once', async () => {
