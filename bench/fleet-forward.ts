@@ -1,150 +1,249 @@
 /**
- * Forwarding throughput into one PostgreSQL (docs/fleet.md "Sizing"): records/s forwarded by 1
- * agent and by 4 agents at once (each from its own SQLite audit store, through RecordForwarder,
- * the pacing cap lifted to measure the capacity), and a bare `COPY` of the same rows by psql into
- * a plain table, as the ceiling. Starts its own PostgreSQL (test/helpers/postgres-server.ts).
+ * Fleet ingest (docs/fleet.md "Sizing", docs/benchmarks.md "Fleet ingest"): 10 agent processes,
+ * each forwarding a backlog of its own SQLite audit store through RecordForwarder (the pacing cap
+ * lifted to measure the capacity), against PostgreSQL's own COPY of the same rows into the same
+ * table: `vigil_records` as the fleet schema makes it (day partitions, the unique key, the seq,
+ * time and agent indexes and the trigram GIN indexes). Also measured: a COPY into a bare table
+ * without index or constraint, and (VIGIL_BENCH_COPY_PER_AGENT=1) the same COPY split over one
+ * session per agent.
+ *
+ * Each side of each round gets a fresh database, migrated like a fleet's; rounds alternate which
+ * side goes first; medians are reported. One PostgreSQL for all (test/helpers/postgres-server.ts)
+ * with durable settings: fsync, full_page_writes and synchronous_commit on (see SETTINGS).
  * Prints one JSON object.
  *
- *   npx tsx bench/fleet-forward.ts          (VIGIL_BENCH_RECORDS=50000 per agent by default)
+ *   npx tsx bench/fleet-forward.ts
+ *     VIGIL_BENCH_RECORDS  records in total (1,000,000), VIGIL_BENCH_AGENTS (10),
+ *     VIGIL_BENCH_ROUNDS (3), VIGIL_BENCH_BATCH (the forwarder's batch size, its default if unset),
+ *     VIGIL_BENCH_COPY_PER_AGENT=1 (also the COPY in one session per agent)
  */
-import { execFile } from 'node:child_process';
+import { execFile, fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { silentLogger } from '../agent/log/logger.js';
-import { AuditStore } from '../agent/store/audit-store.js';
 import { openFleetPool, writeFleetPassword } from '../agent/fleet/fleet-connection.js';
-import { migrateFleet, utcDay } from '../agent/fleet/pg-schema.js';
-import { RecordForwarder } from '../agent/fleet/record-forwarder.js';
-import { postgresBinDir, startPostgres, urlWithPassword } from '../test/helpers/postgres-server.js';
+import { migrateFleet } from '../agent/fleet/pg-schema.js';
+import { postgresBinDir, startPostgres, type PostgresServer } from '../test/helpers/postgres-server.js';
 
 const run = promisify(execFile);
-const RECORDS = Number(process.env['VIGIL_BENCH_RECORDS'] ?? 50_000);
+const AGENT_SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fleet-forward-agent.ts');
+const RECORDS = Number(process.env['VIGIL_BENCH_RECORDS'] ?? 1_000_000);
+const AGENTS = Number(process.env['VIGIL_BENCH_AGENTS'] ?? 10);
+const ROUNDS = Number(process.env['VIGIL_BENCH_ROUNDS'] ?? 3);
+const PER_AGENT = Math.floor(RECORDS / AGENTS);
+/** The COPY split over one session per agent: as fast as one session here (GIN's pending list is one). */
+const PER_AGENT_COPY = process.env['VIGIL_BENCH_COPY_PER_AGENT'] === '1';
 
-function makeStore(dir: string, tag: string): string {
-  const store = AuditStore.open({ file: path.join(dir, `${tag}.db`), synchronous: 'NORMAL' });
-  const now = Date.now();
-  for (let done = 0; done < RECORDS; done += 1000) {
-    store.insertBatch(
-      Array.from({ length: Math.min(1000, RECORDS - done) }, (_, i) => ({
-        Who: `DOMAIN\\user${(done + i) % 50}`,
-        Action: 'Modified',
-        What: `/home/user/projects/${tag}/src/module-${done + i}/index.ts`,
-        When: new Date(now - (RECORDS - done - i)).toISOString(),
-        Where: 'workstation-42',
-        ObjectType: 'File',
-        DataSource: 'File Servers',
-        DetailList: [{ PropertyName: 'Size', Before: '100', After: String(done + i) }],
-      })),
-    );
-  }
-  store.close();
-  return path.join(dir, `${tag}.db`);
+/** A small dedicated server's settings rather than the test cluster's (fsync off, 32 MB). */
+const SETTINGS: Record<string, string> = {
+  fsync: 'on',
+  full_page_writes: 'on',
+  synchronous_commit: 'on',
+  shared_buffers: '512MB',
+  max_wal_size: '4GB',
+  maintenance_work_mem: '256MB',
+};
+
+const COLUMNS =
+  'agent_id, agent_seq, rid, when_ms, who, action, what, location, object_type, data_source, plan_name, plan_id, item_name, workstation, details, chain, day';
+
+function child(args: string[]): ChildProcess {
+  return fork(AGENT_SCRIPT, args, { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 }
 
-async function forward(files: string[], url: string, dataDir: string): Promise<number> {
-  const pools = files.map(() => openFleetPool({ database: url }, dataDir, { max: 1 }));
-  const forwarders = files.map(
-    (file, i) =>
-      new RecordForwarder({
-        auditDb: file,
-        pool: pools[i]!,
-        database: `${url}#${path.basename(file)}`,
-        agentId: `AGENT-BENCH${path.basename(file, '.db')}`,
-        log: silentLogger,
-        pollMs: 5,
-        pacing: { maxRecordsPerSecond: 1e9 },
-      }),
-  );
-  const started = process.hrtime.bigint();
-  await Promise.all(forwarders.map((f) => f.start()));
-  await Promise.all(forwarders.map((f) => f.waitForwarded(RECORDS, 600_000)));
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  await Promise.all(forwarders.map((f) => f.stop()));
-  await Promise.all(pools.map((p) => p.end()));
-  return Math.round((files.length * RECORDS) / seconds);
+function exited(proc: ChildProcess): Promise<void> {
+  return new Promise((resolve, reject) => {
+    proc.once('exit', (code, signal) =>
+      code === 0 ? resolve() : reject(new Error(`agent process ended with ${code ?? signal}`)),
+    );
+  });
 }
 
-/** The same rows as CSV, loaded by psql's \copy into a table with the same columns and no constraints. */
-async function bareCopy(file: string, adminUrl: string, scratch: string): Promise<number> {
-  const db = (await import('better-sqlite3')).default(file, { readonly: true });
-  const csv = path.join(scratch, 'rows.csv');
-  const quote = (v: unknown): string => (v === null ? '' : `"${String(v).replace(/"/g, '""')}"`);
-  const lines: string[] = [];
-  for (const r of db.prepare('SELECT * FROM activity_records ORDER BY seq').iterate() as Iterable<
-    Record<string, unknown>
-  >) {
-    lines.push(
-      [
-        'AGENT-COPY',
-        r['seq'],
-        r['rid'],
-        r['when_ms'],
-        r['who'],
-        r['action'],
-        r['what'],
-        r['location'],
-        r['object_type'],
-        r['data_source'],
-        r['plan_name'],
-        r['plan_id'],
-        r['item_name'],
-        r['workstation'],
-        r['details'],
-        `\\x${(r['chain'] as Buffer).toString('hex')}`,
-        utcDay(r['when_ms'] as number),
-      ]
-        .map(quote)
-        .join(','),
-    );
-  }
-  db.close();
-  fs.writeFileSync(csv, lines.join('\n') + '\n');
-  fs.chmodSync(scratch, 0o755);
-  fs.chmodSync(csv, 0o644);
-  const vigilDb = adminUrl.replace(/\/postgres$/, '/vigil');
-  const client = new pg.Client({ connectionString: vigilDb });
+/** Fills the agents' stores, two processes at a time (one per core). */
+async function fillStores(scratch: string): Promise<string[]> {
+  const files = Array.from({ length: AGENTS }, (_, i) => path.join(scratch, `agent-${i}.db`));
+  const queue = files.map((file, i) => () => exited(child(['fill', file, String(PER_AGENT), String(i)])));
+  const worker = async (): Promise<void> => {
+    for (let job = queue.shift(); job; job = queue.shift()) await job();
+  };
+  await Promise.all([worker(), worker()]);
+  return files;
+}
+
+async function withAdmin<T>(server: PostgresServer, database: string, work: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: server.adminUrl.replace(/\/postgres$/, `/${database}`) });
   await client.connect();
-  await client.query(`CREATE TABLE bare_copy (agent_id text, agent_seq bigint, rid text, when_ms bigint, who text,
-    action text, what text, location text, object_type text, data_source text, plan_name text, plan_id text,
-    item_name text, workstation text, details text, chain bytea, day date)`);
-  await client.end();
-  const psql = path.join(postgresBinDir(), 'psql');
-  const started = process.hrtime.bigint();
-  await run(psql, [vigilDb, '-c', `\\copy bare_copy FROM '${csv}' CSV`]);
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  return Math.round(RECORDS / seconds);
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
 }
+
+/** A fresh database as a fleet's first member makes it; returns its URL (no password). */
+async function freshFleetDatabase(server: PostgresServer, name: string, scratch: string): Promise<string> {
+  await withAdmin(server, 'postgres', async (c) => {
+    await c.query(`DROP DATABASE IF EXISTS ${name}`);
+    await c.query(`CREATE DATABASE ${name} OWNER vigil`);
+  });
+  await withAdmin(server, name, (c) => c.query('CREATE EXTENSION pg_trgm'));
+  const url = server.url.replace(/\/vigil$/, `/${name}`);
+  const pool = openFleetPool({ database: url }, scratch, { max: 1 });
+  await migrateFleet(pool);
+  await pool.end();
+  // Every side starts from a checkpoint, so none pays for another's dirty buffers.
+  await withAdmin(server, 'postgres', (c) => c.query('CHECKPOINT'));
+  return url;
+}
+
+async function dropDatabase(server: PostgresServer, name: string): Promise<void> {
+  await withAdmin(server, 'postgres', (c) => c.query(`DROP DATABASE ${name}`));
+}
+
+async function countRecords(server: PostgresServer, name: string, table = 'vigil_records'): Promise<number> {
+  return withAdmin(server, name, async (c) => (await c.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n);
+}
+
+/** 10 agent processes forwarding their stores at once; records/s from `go` to the last one done. */
+async function forwardRound(server: PostgresServer, stores: string[], scratch: string, name: string): Promise<number> {
+  const url = await freshFleetDatabase(server, name, scratch);
+  const agents = stores.map((store, i) => child(['forward', store, url, scratch, `AGENT-BENCH${i}`]));
+  const ends = agents.map(exited);
+  await Promise.all(agents.map((a) => new Promise((resolve) => a.once('message', resolve))));
+  const done = agents.map((a) => new Promise((resolve) => a.once('message', resolve)));
+  const started = performance.now();
+  for (const a of agents) a.send('go');
+  await Promise.all(done);
+  const seconds = (performance.now() - started) / 1000;
+  await Promise.all(ends);
+  const stored = await countRecords(server, name);
+  if (stored !== PER_AGENT * AGENTS) throw new Error(`forwarded ${stored} records, expected ${PER_AGENT * AGENTS}`);
+  await dropDatabase(server, name);
+  return Math.round(stored / seconds);
+}
+
+function psqlCopy(url: string, table: string, csv: string): Promise<unknown> {
+  return run(path.join(postgresBinDir(), 'psql'), [
+    url,
+    '-v',
+    'ON_ERROR_STOP=1',
+    '-c',
+    `\\copy ${table} (${COLUMNS}) FROM '${csv}' CSV`,
+  ]);
+}
+
+/**
+ * psql's COPY of every agent's rows into the fleet table of a fresh database: one session for
+ * all rows (`sessions` 1), or one session per agent at once.
+ */
+async function copyRound(
+  server: PostgresServer,
+  csvs: string[],
+  scratch: string,
+  name: string,
+  sessions: 'one' | 'per-agent',
+  bare = false,
+): Promise<number> {
+  await freshFleetDatabase(server, name, scratch);
+  const adminUrl = server.adminUrl.replace(/\/postgres$/, `/${name}`);
+  const table = bare ? 'bare_copy' : 'vigil_records';
+  if (bare) {
+    await withAdmin(server, name, (c) =>
+      c.query(
+        `CREATE TABLE bare_copy (LIKE vigil_records INCLUDING DEFAULTS INCLUDING IDENTITY); ALTER TABLE bare_copy OWNER TO vigil`,
+      ),
+    );
+  }
+  const started = performance.now();
+  if (sessions === 'one') await psqlCopy(adminUrl, table, path.join(scratch, 'all.csv'));
+  else await Promise.all(csvs.map((csv) => psqlCopy(adminUrl, table, csv)));
+  const seconds = (performance.now() - started) / 1000;
+  const stored = await countRecords(server, name, table);
+  if (stored !== PER_AGENT * AGENTS) throw new Error(`copied ${stored} records, expected ${PER_AGENT * AGENTS}`);
+  await dropDatabase(server, name);
+  return Math.round(stored / seconds);
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : Math.round((sorted[mid - 1]! + sorted[mid]!) / 2);
+};
 
 async function main(): Promise<void> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-fleet-bench-'));
   const server = await startPostgres();
   try {
+    await withAdmin(server, 'postgres', async (c) => {
+      for (const [key, value] of Object.entries(SETTINGS)) await c.query(`ALTER SYSTEM SET ${key} = '${value}'`);
+    });
+    await server.restart();
+    const settings = await withAdmin(server, 'postgres', async (c) => {
+      const shown: Record<string, string> = {};
+      for (const key of Object.keys(SETTINGS)) shown[key] = (await c.query(`SHOW ${key}`)).rows[0][key];
+      shown['server_version'] = (await c.query('SHOW server_version')).rows[0].server_version;
+      return shown;
+    });
     writeFleetPassword(scratch, server.password);
-    const setup = openFleetPool({ database: server.url }, scratch);
-    await migrateFleet(setup);
-    await setup.end();
-    const stores = ['0', '1', '2', '3', '4'].map((tag) => makeStore(scratch, tag));
-    const one = await forward([stores[0]!], server.url, scratch);
-    const four = await forward(stores.slice(1), server.url, scratch);
-    const copy = await bareCopy(stores[0]!, server.adminUrl, scratch);
-    const check = new pg.Client({ connectionString: urlWithPassword(server.url, server.password) });
-    await check.connect();
-    const stored = (await check.query('SELECT count(*)::int AS n FROM vigil_records')).rows[0].n as number;
-    await check.end();
+    const fillStarted = performance.now();
+    const stores = await fillStores(scratch);
+    const csvs = stores.map((store) => `${store}.csv`);
+    fs.writeFileSync(path.join(scratch, 'all.csv'), Buffer.concat(csvs.map((csv) => fs.readFileSync(csv))));
+    const fillSeconds = (performance.now() - fillStarted) / 1000;
+    const sides = {
+      forwarded: [] as number[],
+      copyOneSession: [] as number[],
+      copyPerAgent: [] as number[],
+      bareCopy: [] as number[],
+    };
+    const loads: number[] = [];
+    const steps: Array<[keyof typeof sides, (round: number) => Promise<number>]> = [
+      ['forwarded', (r) => forwardRound(server, stores, scratch, `fwd_${r}`)],
+      ['copyOneSession', (r) => copyRound(server, csvs, scratch, `copy_${r}`, 'one')],
+      ['copyPerAgent', (r) => copyRound(server, csvs, scratch, `copyn_${r}`, 'per-agent')],
+      ['bareCopy', (r) => copyRound(server, csvs, scratch, `bare_${r}`, 'one', true)],
+    ];
+    const measured = PER_AGENT_COPY ? steps : steps.filter(([side]) => side !== 'copyPerAgent');
+    for (let round = 0; round < ROUNDS; round++) {
+      // Rotate the order, so no side always runs first (or after the same one).
+      const order = measured.map((_, i) => measured[(i + round) % measured.length]!);
+      for (const [side, measure] of order) {
+        loads.push(os.loadavg()[0]!);
+        const perSecond = await measure(round);
+        sides[side].push(perSecond);
+        process.stderr.write(
+          `round ${round + 1} ${side}: ${perSecond} records/s (load ${os.loadavg()[0]!.toFixed(1)})\n`,
+        );
+      }
+    }
+    const forwarded = median(sides.forwarded);
+    const ratio = (base: number[]): number => Number((forwarded / median(base)).toFixed(2));
     process.stdout.write(
       JSON.stringify({
-        recordsPerAgent: RECORDS,
-        oneAgentPerSecond: one,
-        fourAgentsPerSecond: four,
-        bareCopyPerSecond: copy,
-        oneAgentVsCopy: Number((one / copy).toFixed(2)),
-        fourAgentsVsCopy: Number((four / copy).toFixed(2)),
-        storedOnce: stored === 5 * RECORDS,
-        loadAverage: os.loadavg()[0],
+        agents: AGENTS,
+        records: PER_AGENT * AGENTS,
+        rounds: ROUNDS,
+        batchSize: process.env['VIGIL_BENCH_BATCH'] ? Number(process.env['VIGIL_BENCH_BATCH']) : 'default',
+        forwardedPerSecond: forwarded,
+        copyOneSessionPerSecond: median(sides.copyOneSession),
+        ...(PER_AGENT_COPY
+          ? { copyPerAgentPerSecond: median(sides.copyPerAgent), forwardedVsCopyPerAgent: ratio(sides.copyPerAgent) }
+          : {}),
+        bareCopyPerSecond: median(sides.bareCopy),
+        forwardedVsCopy: ratio(sides.copyOneSession),
+        forwardedVsBareCopy: ratio(sides.bareCopy),
+        perRound: sides,
+        fillSeconds: Math.round(fillSeconds),
+        loadAverage: {
+          min: Math.min(...loads),
+          max: Math.max(...loads),
+          median: median(loads.map((l) => l * 100)) / 100,
+        },
         cpus: os.cpus().length,
+        postgres: settings,
       }) + '\n',
     );
   } finally {

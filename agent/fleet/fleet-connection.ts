@@ -187,7 +187,8 @@ function socketOf(client: pg.Client | pg.PoolClient): { destroy(): void } | unde
  */
 export async function queryWhileReachable<R extends pg.QueryResultRow = pg.QueryResultRow>(
   pool: pg.Pool,
-  text: string,
+  /** The statement, or its text with a `name` that prepares it once per connection. */
+  query: string | { text: string; name: string },
   values: unknown[],
   checkAfterMs = REACHABILITY_CHECK_MS,
 ): Promise<pg.QueryResult<R>> {
@@ -211,7 +212,7 @@ export async function queryWhileReachable<R extends pg.QueryResultRow = pg.Query
   check();
   let failed: Error | undefined;
   try {
-    return await client.query<R>(text, values);
+    return await client.query<R>(typeof query === 'string' ? { text: query, values } : { ...query, values });
   } catch (error) {
     failed = broken ?? (error as Error);
     throw failed;
