@@ -68,8 +68,7 @@ export function chainBatchJs(previous: Buffer, canonicals: readonly string[]): B
  * The canonical record of the 13 values at `values[at…]` as SQLite will store them, rewriting
  * those values in place. Half a UTF-16 surrogate pair (JSON.stringify escapes it as `\udxxx`)
  * cannot exist in UTF-8 and is stored as U+FFFD; chaining the text as sent would make
- * `vigil verify`, re-reading the row, report a change. The store calls this only when a
- * record's canonical text holds such an escape.
+ * `vigil verify`, re-reading the row, report a change.
  */
 export function canonicalAsStored(values: unknown[], at: number): string {
   for (let column = at; column < at + 13; column++) {
@@ -77,6 +76,82 @@ export function canonicalAsStored(values: unknown[], at: number): string {
     if (typeof value === 'string') values[column] = Buffer.from(value, 'utf8').toString('utf8');
   }
   return canonicalRecord(values.slice(at, at + 13) as unknown as CanonicalValues);
+}
+
+/** Values in a canonical record. */
+const CANONICAL_VALUES = 13;
+
+/**
+ * The chain values of `rows` records whose 13 canonical values each are at `values[row ×
+ * stride …]` (the array an INSERT binds), as stored (`canonicalAsStored`), in one Buffer of
+ * rows × 32 bytes from `previous`. With the native addon the canonical records are built there
+ * (`packRows`); without it, by JSON.stringify here.
+ */
+export function chainRows(previous: Buffer, values: readonly unknown[], rows: number, stride: number): Buffer {
+  const addon = chainAddon();
+  if (!addon) return chainRowsJs(previous, values, rows, stride);
+  const { text, kinds, numbers } = packRows(values, rows, stride);
+  return addon.chainPacked(previous, text, kinds, numbers, rows);
+}
+
+/** `chainRows` by JSON.stringify and node:crypto: the fallback, and the reference for the addon. */
+export function chainRowsJs(previous: Buffer, values: readonly unknown[], rows: number, stride: number): Buffer {
+  const canonicals = new Array<string>(rows);
+  for (let row = 0; row < rows; row++) {
+    const own = values.slice(row * stride, row * stride + CANONICAL_VALUES);
+    const canonical = canonicalRecord(own as unknown as CanonicalValues);
+    // Half a surrogate pair (rare) is chained as UTF-8 will store it.
+    canonicals[row] = canonical.includes('\\ud') ? canonicalAsStored(own, 0) : canonical;
+  }
+  return chainBatchJs(previous, canonicals);
+}
+
+/** How the addon's chainPacked reads a value when `kinds[i]` is not a string's length. */
+const NULL_VALUE = -1;
+const SAME_AS_ROW_BEFORE = -2;
+const INTEGER = -3;
+/** RAW_JSON - n: the next n characters of `text` are the value's JSON already. */
+const RAW_JSON = -4;
+
+let kinds = new Int32Array(CANONICAL_VALUES * 32);
+let numbers = new Float64Array(CANONICAL_VALUES * 32);
+
+/**
+ * A slice's canonical values as the addon takes them (native/src/chain/chain_batch.cc): their
+ * strings joined in one `text`, and per value its kind (a string's length, null, the same as
+ * the row before, an integer in `numbers`, or JSON text). A value repeated from the row before
+ * (the host, the user, the action of a burst) is sent and escaped once.
+ */
+export function packRows(
+  values: readonly unknown[],
+  rows: number,
+  stride: number,
+): { text: string; kinds: Int32Array; numbers: Float64Array } {
+  if (kinds.length < rows * CANONICAL_VALUES) {
+    kinds = new Int32Array(rows * CANONICAL_VALUES);
+    numbers = new Float64Array(rows * CANONICAL_VALUES);
+  }
+  let text = '';
+  for (let row = 0, i = 0; row < rows; row++) {
+    const base = row * stride;
+    for (let column = 0; column < CANONICAL_VALUES; column++, i++) {
+      const value = values[base + column];
+      if (row > 0 && value === values[base - stride + column]) kinds[i] = SAME_AS_ROW_BEFORE;
+      else if (typeof value === 'string') {
+        kinds[i] = value.length;
+        text += value;
+      } else if (value === null || value === undefined) kinds[i] = NULL_VALUE;
+      else if (Number.isSafeInteger(value)) {
+        kinds[i] = INTEGER;
+        numbers[i] = value as number;
+      } else if (typeof value === 'number' || typeof value === 'boolean') {
+        const json = JSON.stringify(value);
+        kinds[i] = RAW_JSON - json.length;
+        text += json;
+      } else throw new TypeError(`canonical value ${column} of row ${row} is not a string, a number or null`);
+    }
+  }
+  return { text, kinds, numbers };
 }
 
 /** The columns of `activity_records` in canonical order, for SELECTs. */
