@@ -53,6 +53,18 @@ export function chainBatch(previous: Buffer, canonicals: readonly string[]): Buf
   return chainBatchJs(previous, canonicals);
 }
 
+/**
+ * The chain values of `count` canonical records given as one UTF-8 text, separated by line
+ * feeds (a canonical record never holds one raw); null when the text holds another number of
+ * records. `vigil verify` reads a window of records this way (verify-range.ts).
+ */
+export function chainJoined(previous: Buffer, text: Buffer, count: number): Buffer | null {
+  const addon = chainAddon();
+  if (addon) return addon.chainJoined(previous, text, count);
+  const canonicals = text.length === 0 && count === 0 ? [] : text.toString('utf8').split('\n');
+  return canonicals.length === count ? chainBatchJs(previous, canonicals) : null;
+}
+
 /** `chainBatch` through node:crypto: the fallback, and the reference the addon is tested against. */
 export function chainBatchJs(previous: Buffer, canonicals: readonly string[]): Buffer {
   const out = Buffer.allocUnsafe(canonicals.length * CHAIN_BYTES);
@@ -83,11 +95,12 @@ const CANONICAL_VALUES = 13;
 
 /**
  * The chain values of `rows` records whose 13 canonical values each are at `values[row ×
- * stride …]` (the array an INSERT binds), as stored (`canonicalAsStored`), in one Buffer of
- * rows × 32 bytes from `previous`. With the native addon the canonical records are built there
- * (`packRows`); without it, by JSON.stringify here.
+ * stride …]` (the array an INSERT binds), in one Buffer of rows × 32 bytes from `previous`.
+ * Like `canonicalAsStored`, a string holding half a surrogate pair is rewritten in place with
+ * U+FFFD, so that what is bound is what was chained. With the native addon the canonical
+ * records are built there (`packRows`); without it, by JSON.stringify here.
  */
-export function chainRows(previous: Buffer, values: readonly unknown[], rows: number, stride: number): Buffer {
+export function chainRows(previous: Buffer, values: unknown[], rows: number, stride: number): Buffer {
   const addon = chainAddon();
   if (!addon) return chainRowsJs(previous, values, rows, stride);
   const { text, kinds, numbers } = packRows(values, rows, stride);
@@ -95,13 +108,13 @@ export function chainRows(previous: Buffer, values: readonly unknown[], rows: nu
 }
 
 /** `chainRows` by JSON.stringify and node:crypto: the fallback, and the reference for the addon. */
-export function chainRowsJs(previous: Buffer, values: readonly unknown[], rows: number, stride: number): Buffer {
+export function chainRowsJs(previous: Buffer, values: unknown[], rows: number, stride: number): Buffer {
   const canonicals = new Array<string>(rows);
   for (let row = 0; row < rows; row++) {
     const own = values.slice(row * stride, row * stride + CANONICAL_VALUES);
     const canonical = canonicalRecord(own as unknown as CanonicalValues);
-    // Half a surrogate pair (rare) is chained as UTF-8 will store it.
-    canonicals[row] = canonical.includes('\\ud') ? canonicalAsStored(own, 0) : canonical;
+    // Half a surrogate pair (rare) is chained, and bound, as UTF-8 will store it.
+    canonicals[row] = canonical.includes('\\ud') ? canonicalAsStored(values, row * stride) : canonical;
   }
   return chainBatchJs(previous, canonicals);
 }
@@ -113,6 +126,12 @@ const INTEGER = -3;
 /** RAW_JSON - n: the next n characters of `text` are the value's JSON already. */
 const RAW_JSON = -4;
 
+/** String.prototype.isWellFormed (ES2024, in Node 20), not in the ES2023 library types. */
+interface WellFormed {
+  isWellFormed(): boolean;
+}
+const asStored = (value: string): string => Buffer.from(value, 'utf8').toString('utf8');
+
 let kinds = new Int32Array(CANONICAL_VALUES * 32);
 let numbers = new Float64Array(CANONICAL_VALUES * 32);
 
@@ -123,7 +142,7 @@ let numbers = new Float64Array(CANONICAL_VALUES * 32);
  * (the host, the user, the action of a burst) is sent and escaped once.
  */
 export function packRows(
-  values: readonly unknown[],
+  values: unknown[],
   rows: number,
   stride: number,
 ): { text: string; kinds: Int32Array; numbers: Float64Array } {
@@ -138,8 +157,12 @@ export function packRows(
       const value = values[base + column];
       if (row > 0 && value === values[base - stride + column]) kinds[i] = SAME_AS_ROW_BEFORE;
       else if (typeof value === 'string') {
-        kinds[i] = value.length;
-        text += value;
+        // Half a surrogate pair: U+FFFD, as SQLite stores it (checked in V8; free for Latin-1 text).
+        const stored = (value as unknown as WellFormed).isWellFormed()
+          ? value
+          : (values[base + column] = asStored(value));
+        kinds[i] = stored.length;
+        text += stored;
       } else if (value === null || value === undefined) kinds[i] = NULL_VALUE;
       else if (Number.isSafeInteger(value)) {
         kinds[i] = INTEGER;

@@ -112,6 +112,13 @@ describe.skipIf(addon === null)('the native canonical record (native/src/chain/c
     const lone = chainRows(GENESIS, row('a\ud83db'), 1, 13);
     expect(lone.equals(nextChain(GENESIS, JSON.stringify(row('a\ufffdb'))))).toBe(true);
     expect(lone.equals(nextChain(GENESIS, JSON.stringify(row('a\ud83db'))))).toBe(false);
+    // And the value is rewritten so, in place: the INSERT binds what was chained.
+    const bound = row('a\ud83db');
+    chainRows(GENESIS, bound, 1, 13);
+    expect(bound[4]).toBe('a\ufffdb');
+    const boundJs = row('a\ud83db');
+    chainRowsJs(GENESIS, boundJs, 1, 13);
+    expect(boundJs[4]).toBe('a\ufffdb');
     const pair = chainRows(GENESIS, row('\ud83d\ude00'), 1, 13);
     expect(pair.equals(nextChain(GENESIS, JSON.stringify(row('\u{1f600}'))))).toBe(true);
   });
