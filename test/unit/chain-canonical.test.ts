@@ -7,9 +7,14 @@
  * backslashes, numbers of every kind, values repeated from the row before), and the packed
  * layout's checks against a layout that does not match its text.
  */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { chainAddon } from '../../agent/store/chain-addon.js';
+import { REPO_ROOT } from '../helpers/cli.js';
 import {
   CHAIN_BYTES,
   GENESIS,
@@ -147,4 +152,37 @@ describe.skipIf(addon === null)('the native canonical record (native/src/chain/c
     const values: unknown[] = ['r', 1, 'w', 'a', { x: 1 }, 'l', 'o', 'd', null, null, null, null, null];
     expect(() => chainRows(GENESIS, values, 1, 13)).toThrow(TypeError);
   });
+});
+
+describe('the canonical-record builder under valgrind', () => {
+  it('builds and refuses random layouts and splits random texts with no memory error (memcheck)', (ctx) => {
+    if (spawnSync('valgrind', ['--version']).status !== 0) ctx.skip('valgrind not installed');
+    if (spawnSync('g++', ['--version']).status !== 0) ctx.skip('no C++ compiler');
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-chain-driver-'));
+    try {
+      const driver = path.join(scratch, 'chain-driver');
+      const src = path.join(REPO_ROOT, 'native');
+      const built = spawnSync(
+        'g++',
+        ['-std=c++17', '-Wall', '-Wextra', '-Werror', '-g', '-O1', `-I${src}/src/chain`].concat([
+          `${src}/tools/chain_driver.cc`,
+          `${src}/src/chain/canonical_json.cc`,
+          '-lcrypto',
+          '-o',
+          driver,
+        ]),
+        { encoding: 'utf8' },
+      );
+      if (built.status !== 0 && /openssl\/sha\.h|lcrypto/.test(built.stderr)) ctx.skip('no OpenSSL development files');
+      expect(built.status, built.stderr).toBe(0);
+      const run = spawnSync('valgrind', ['--error-exitcode=9', '--leak-check=full', '-q', driver], {
+        encoding: 'utf8',
+      });
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
+      expect(run.stdout.trim()).toBe('accepted 1000 refused 1000');
+    } finally {
+      fs.rmSync(scratch, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
