@@ -1,8 +1,8 @@
 /**
  * Cost of tamper evidence (docs/integrity.md, docs/benchmarks.md):
  * 1. ingest: records stored through AuditStore.insertBatch (which chains them) against the
- *    chain computation alone over the same records, as the store does it (canonical record,
- *    then chainBatch over each 32-row slice), in the same run: the chain's share of ingest; and
+ *    chain computation alone over the same records, as the store does it (chainRows over the
+ *    bound values of each 32-row slice), in the same run: the chain's share of ingest; and
  *    the same computation through the node:crypto fallback (without the native addon);
  * 2. `vigil verify`'s database check (verifyStore) over the whole store, in records/s, with its
  *    default worker threads and with one thread. It runs from the compiled agent (dist/, built
@@ -17,13 +17,14 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { AuditStore } from '../agent/store/audit-store.js';
 import { chainAddon } from '../agent/store/chain-addon.js';
-import { CHAIN_BYTES, GENESIS, canonicalRecord, chainBatch, chainBatchJs } from '../agent/store/record-chain.js';
+import { CHAIN_BYTES, GENESIS, chainRows, chainRowsJs } from '../agent/store/record-chain.js';
 import type { verifyStore as VerifyStore } from '../agent/integrity/verify-store.js';
 import type { NewActivityRecord } from '../shared/activity-record.js';
 
 const total = Number(process.argv[2] ?? 1_000_000);
 const BATCH = 5_000;
-const SLICE = 32; // rows per INSERT, and per chainBatch call, in AuditStore
+const SLICE = 32; // rows per INSERT, and per chainRows call, in AuditStore
+const STRIDE = 14; // values bound per row: the 13 canonical ones and the chain
 
 function batch(from: number): NewActivityRecord[] {
   const when = new Date(Date.UTC(2026, 10, 20) + from).toISOString();
@@ -38,37 +39,36 @@ function batch(from: number): NewActivityRecord[] {
   }));
 }
 
-/** The chain of a batch as insertRows computes it; returns the new head. */
+/** The chain of a batch as insertRows computes it (the bound values, chainRows per slice); returns the new head. */
 function chainAlone(
   records: NewActivityRecord[],
   at: number,
   previous: Buffer,
-  hash: (p: Buffer, c: string[]) => Buffer,
+  hash: (p: Buffer, values: unknown[], rows: number, stride: number) => Buffer,
 ): Buffer {
   let chain = previous;
-  const canonicals = new Array<string>(SLICE);
+  const args = new Array<unknown>(STRIDE * SLICE);
   for (let from = 0; from < records.length; from += SLICE) {
     const rows = Math.min(SLICE, records.length - from);
     for (let i = 0; i < rows; i++) {
       const r = records[from + i]!;
-      canonicals[i] = canonicalRecord([
-        `0000019aa1b2c3d4-${at + from + i}`,
-        Date.UTC(2026, 10, 20) + at,
-        r.Who,
-        r.Action,
-        r.What,
-        r.Where,
-        r.ObjectType,
-        r.DataSource,
-        null,
-        null,
-        null,
-        null,
-        null,
-      ]);
+      const o = i * STRIDE;
+      args[o] = `0000019aa1b2c3d4-${at + from + i}`;
+      args[o + 1] = Date.UTC(2026, 10, 20) + at;
+      args[o + 2] = r.Who;
+      args[o + 3] = r.Action;
+      args[o + 4] = r.What;
+      args[o + 5] = r.Where;
+      args[o + 6] = r.ObjectType;
+      args[o + 7] = r.DataSource;
+      args[o + 8] = null;
+      args[o + 9] = null;
+      args[o + 10] = null;
+      args[o + 11] = null;
+      args[o + 12] = null;
+      args[o + 13] = chain;
     }
-    const chains = hash(chain, rows === SLICE ? canonicals : canonicals.slice(0, rows));
-    chain = chains.subarray((rows - 1) * CHAIN_BYTES);
+    chain = hash(chain, args, rows, STRIDE).subarray((rows - 1) * CHAIN_BYTES);
   }
   return chain;
 }
@@ -87,10 +87,10 @@ for (let at = 0; at < total; at += BATCH) {
   store.insertBatch(records);
   ingestMs += performance.now() - started;
   started = performance.now();
-  chain = chainAlone(records, at, chain, chainBatch);
+  chain = chainAlone(records, at, chain, chainRows);
   chainMs += performance.now() - started;
   started = performance.now();
-  fallbackChain = chainAlone(records, at, fallbackChain, chainBatchJs);
+  fallbackChain = chainAlone(records, at, fallbackChain, chainRowsJs);
   fallbackMs += performance.now() - started;
 }
 store.close();

@@ -3,8 +3,9 @@
  * 1. writing: records stored and written to a TSV log file through LogFileOutput in batches of
  *    5,000, in the pipeline's transaction, with the sidecar entry of each batch (flushed with it);
  *    the sidecar's share is timed separately (its chain and line digests) in the same run;
- * 2. `vigil verify --data-dir --logs` (runVerification: the database, then the log files) over
- *    the whole store, in records/s; and the log files alone.
+ * 2. `vigil verify --data-dir --logs` (runVerification: the database and the log files) over
+ *    the whole store, in records/s; the log files alone; and the database alone. From the
+ *    compiled agent (dist/, built by `npx tsc -b`), as `vigil verify` runs.
  *
  *     tsx bench/verify-logs.bench.ts [records, default 1000000]
  */
@@ -15,7 +16,7 @@ import { performance } from 'node:perf_hooks';
 import { settingsSchema } from '../agent/config/settings-schema.js';
 import { localHostType } from '../agent/config/monitoring-schema.js';
 import { encodeDigests, nextLinesChain } from '../agent/integrity/log-sidecar-format.js';
-import { runVerification } from '../agent/integrity/log-verification.js';
+import type { runVerification as RunVerification } from '../agent/integrity/log-verification.js';
 import { SigningKey } from '../agent/integrity/signing-key.js';
 import { silentLogger } from '../agent/log/logger.js';
 import { DiskGuard } from '../agent/outputs/disk-guard.js';
@@ -36,7 +37,7 @@ const dir = path.join(root, 'logs');
 const store = AuditStore.open({ file: path.join(root, 'audit.db'), synchronous: 'NORMAL' });
 const key = await SigningKey.load(path.join(root, 'secrets'));
 const settings = settingsSchema.parse({
-  hosts: [{ id: 'h1', name: 'ws42', type: localHostType(), includePaths: [root] }],
+  hosts: [{ id: 'h1', host: 'ws42', type: localHostType(), includePaths: [root] }],
   outputs: [{ id: 'o1', hostId: 'h1', type: 'LogFile', logFile: { headerRow: true, zipClosedFiles: false } }],
 });
 const output = new LogFileOutput({
@@ -121,6 +122,11 @@ console.log(
   }),
 );
 
+// Verification runs from the compiled agent (dist/, `npx tsc -b`) as `vigil verify` does: its
+// worker threads started from the TypeScript sources would spend seconds compiling first.
+const compiled = new URL('../dist/agent/integrity/log-verification.js', import.meta.url);
+if (!fs.existsSync(compiled)) throw new Error('build the agent first (npx tsc -b): verify runs from dist/');
+const { runVerification } = (await import(compiled.href)) as { runVerification: typeof RunVerification };
 const job = { auditDb: path.join(root, 'audit.db'), logs: dir, publicKeyPem: key.publicKeyPem };
 let started = performance.now();
 const both = await runVerification(job);
@@ -128,13 +134,17 @@ const bothMs = performance.now() - started;
 started = performance.now();
 const logsOnly = await runVerification({ ...job, auditDb: null });
 const logsMs = performance.now() - started;
+started = performance.now();
+const databaseOnly = await runVerification({ ...job, logs: null });
+const databaseMs = performance.now() - started;
 console.log(
   JSON.stringify({
-    ok: both.ok && logsOnly.ok,
+    ok: both.ok && logsOnly.ok && databaseOnly.ok,
     records: both.records,
     logLines: both.logLines,
     verifyWithDatabaseRecordsPerSecond: Math.round(both.records / (bothMs / 1000)),
     verifyLogsOnlyLinesPerSecond: Math.round(logsOnly.logLines / (logsMs / 1000)),
+    verifyDatabaseOnlyRecordsPerSecond: Math.round(databaseOnly.records / (databaseMs / 1000)),
   }),
 );
 fs.rmSync(root, { recursive: true, force: true });

@@ -34,14 +34,18 @@ export async function runVerification(job: VerificationJob): Promise<VerifyRepor
     logFiles: 0,
     logLines: 0,
   };
-  if (job.auditDb !== null) {
-    const store = await verifyStore(job.auditDb, publicKey);
+  // The database (in worker threads once it is large: verify-store.ts) and the log files (on
+  // this thread, streamed) at the same time: each waits on the other's I/O and CPU otherwise.
+  const [store, logs] = await Promise.all([
+    job.auditDb === null ? null : verifyStore(job.auditDb, publicKey),
+    job.logs !== null && fs.existsSync(job.logs) ? verifyLogFolder(job.logs, publicKey) : null,
+  ]);
+  if (store !== null) {
     report.verified.push(...store.verified);
     report.problems.push(...store.problems);
     report.records = store.records;
   }
-  if (job.logs !== null && fs.existsSync(job.logs)) {
-    const logs = await verifyLogFolder(job.logs, publicKey);
+  if (logs !== null) {
     report.verified.push(...logs.verified);
     report.problems.push(...logs.problems);
     report.logFiles = logs.files;

@@ -6,11 +6,12 @@
  *
  * Rows are read a window of `seq` at a time and hashed a window at a time (chainBatch): when the
  * chain computed from the window's first predecessor equals the stored chains, every link in it
- * holds. First with the canonical records built by SQLite (json_array); a window that does not
- * pass that way is read raw and checked again, record by record where the links break.
+ * holds. First with the window's canonical records and chains built by SQLite in one row
+ * (json_array, group_concat) and hashed by the native addon; a window that does not pass that
+ * way is read raw and checked again, record by record where the links break.
  */
 import type Database from 'better-sqlite3';
-import { CANONICAL_COLUMNS, GENESIS, chainBatch, nextChain } from '../store/record-chain.js';
+import { CANONICAL_COLUMNS, CHAIN_BYTES, GENESIS, chainBatch, chainJoined, nextChain } from '../store/record-chain.js';
 import type { Problem } from './verify-report.js';
 
 /** A record whose stored chain is not SHA-256(stored predecessor chain || its canonical record). */
@@ -65,11 +66,18 @@ export function checkRange(db: Database.Database, job: RangeJob): RangeResult {
   const window = db
     .prepare(`SELECT ${CANONICAL_COLUMNS}, seq, chain FROM activity_records WHERE seq >= ? AND seq <= ? ORDER BY seq`)
     .raw();
-  // The fast path: SQLite builds each row's canonical record itself (json_array), which is
-  // several times cheaper than reading the 13 values into JavaScript and serialising them.
-  const canonicalWindow = db
+  // The fast path: one row per window, built by SQLite: how many records, their seq span, their
+  // canonical records (json_array, line-feed separated) and their stored chains, each as one
+  // blob. No JavaScript value per record; the addon splits and hashes the text (chainJoined).
+  // No ORDER BY: the aggregate sees the rows in the order of the seq (rowid) range scan, and an
+  // ORDER BY made SQLite sort them again (twice the cost). Rows taken in another order could
+  // only fail the window, never pass it: the window is then read again in order.
+  const windowAsOne = db
     .prepare(
-      `SELECT seq, json_array(${CANONICAL_COLUMNS}), chain FROM activity_records WHERE seq >= ? AND seq <= ? ORDER BY seq`,
+      `SELECT count(*), min(seq), max(seq),
+              CAST(group_concat(json_array(${CANONICAL_COLUMNS}), char(10)) AS BLOB),
+              CAST(group_concat(chain, '') AS BLOB)
+         FROM activity_records WHERE seq >= ? AND seq <= ?`,
     )
     .raw();
   const ridOf = db.prepare('SELECT rid FROM activity_records WHERE seq = ?').pluck();
@@ -104,31 +112,33 @@ export function checkRange(db: Database.Database, job: RangeJob): RangeResult {
    * A window whose canonical records as SQLite writes them chain to exactly the stored values:
    * every link in it holds. Equal text decodes to equal values, and JSON.stringify of equal
    * values is equal text, so this never passes a window the JavaScript encoding would fail; any
-   * window it does not pass (a broken link, an encoding SQLite writes differently, a value
-   * json_array refuses) is checked again below from the raw values.
+   * window it does not pass (a broken link, a gap in seq, a chain missing or not 32 bytes, an
+   * encoding SQLite writes differently, a value json_array refuses) is checked again below from
+   * the raw values.
    */
   const intactBySqlite = (low: number, high: number): boolean => {
-    let rows: Array<[number, string, Buffer | null]>;
+    let window: [number, number | null, number | null, Buffer | null, Buffer | null];
     try {
-      rows = canonicalWindow.all(low, high) as Array<[number, string, Buffer | null]>;
+      window = windowAsOne.get(low, high) as typeof window;
     } catch {
       return false;
     }
-    const canonicals = new Array<string>(rows.length);
-    const chains = new Array<Buffer>(rows.length);
-    for (let i = 0; i < rows.length; i++) {
-      canonicals[i] = rows[i]![1];
-      chains[i] = rows[i]![2] ?? Buffer.alloc(0);
-    }
-    if (rows.length > 0 && !chainBatch(previous, canonicals).equals(Buffer.concat(chains))) return false;
-    for (let i = 0; i < rows.length; i++) {
-      const seq = rows[i]![0];
-      if (heads.size > 0) checkHead(heads, name, seq, () => ridOf.get(seq) as string, chains[i]!, problems);
-      if (count === seqs.length) seqs = grow(seqs, job.to - job.from + 1);
+    const [rows, first, last, text, stored] = window;
+    if (rows === 0 || first === null || last === null || text === null || stored === null) return rows === 0;
+    if (last - first + 1 !== rows || stored.length !== rows * CHAIN_BYTES) return false;
+    const computed = chainJoined(previous, text, rows);
+    if (computed === null || !computed.equals(stored)) return false;
+    if (count + rows > seqs.length) seqs = grow(seqs, job.to - job.from + 1, count + rows);
+    for (let i = 0; i < rows; i++) {
+      const seq = first + i;
+      if (heads.size > 0 && heads.has(seq)) {
+        const chain = stored.subarray(i * CHAIN_BYTES, (i + 1) * CHAIN_BYTES);
+        checkHead(heads, name, seq, () => ridOf.get(seq) as string, chain, problems);
+      }
       seqs[count++] = seq;
-      previous = chains[i]!;
-      previousSeq = seq;
     }
+    previous = Buffer.from(stored.subarray((rows - 1) * CHAIN_BYTES));
+    previousSeq = last;
     return true;
   };
 
@@ -195,8 +205,8 @@ export function checkRange(db: Database.Database, job: RangeJob): RangeResult {
   return { seqs: seqs.subarray(0, count), broken, problems };
 }
 
-function grow(seqs: Float64Array<ArrayBuffer>, limit: number): Float64Array<ArrayBuffer> {
-  const grown = new Float64Array(Math.min(seqs.length * 2, limit));
+function grow(seqs: Float64Array<ArrayBuffer>, limit: number, needed = 0): Float64Array<ArrayBuffer> {
+  const grown = new Float64Array(Math.min(Math.max(seqs.length * 2, needed), limit));
   grown.set(seqs);
   return grown;
 }

@@ -12,7 +12,7 @@ import { migrate } from './audit-schema.js';
 import { RidGenerator } from './rid.js';
 import { BACKSTOP_PAGES, WalCheckpointer } from './wal-checkpointer.js';
 import { DatabaseOpenError, openProblem } from './database-open-error.js';
-import { CHAIN_BYTES, GENESIS, canonicalAsStored, canonicalRecord, chainBatch } from './record-chain.js';
+import { CHAIN_BYTES, GENESIS, chainRows } from './record-chain.js';
 import type { CanonicalRow } from './record-chain.js';
 
 /**
@@ -87,8 +87,6 @@ export class AuditStore {
   private readonly insert: Database.Statement;
   private insertMany: Database.Statement | undefined;
   private readonly manyArgs = new Array<unknown>(COLUMNS * ROWS_PER_STATEMENT);
-  /** The canonical records of the slice being filled, hashed together (chainBatch). */
-  private readonly sliceCanonicals = new Array<string>(ROWS_PER_STATEMENT);
   /** The last `When` given and what it became: a burst shares its second. */
   private lastInputWhen = '';
   private lastWhenMs = Number.NaN;
@@ -188,13 +186,13 @@ export class AuditStore {
    * (one call into SQLite per slice instead of per row), a burst's shared `When` is parsed and
    * formatted once, and each stored record is built as a literal — spreading the new record
    * into a copy cost V8 2–3 µs per record, a third of the whole budget at 100,000 records/s.
-   * The chain values of a slice are hashed in one `chainBatch` call (record-chain.ts): one
-   * node:crypto Hash per record cost more than the insert of the record itself.
+   * The chain values of a slice are computed in one `chainRows` call from the bound values
+   * themselves (record-chain.ts): the native addon builds the canonical records and hashes
+   * them, where JSON.stringify and a node:crypto Hash per record cost more than the insert.
    */
   private insertRows(records: readonly NewActivityRecord[], stored: ActivityRecord[]): void {
     const many = (this.insertMany ??= AuditStore.prepareInsert(this.connection, ROWS_PER_STATEMENT));
     const args = this.manyArgs;
-    const canonicals = this.sliceCanonicals;
     // The chain continues from the newest stored record, read inside this transaction: the
     // audit API's writer thread inserts through its own connection into the same chain, and
     // the transaction is IMMEDIATE (see `transaction`), so no other writer moves the head.
@@ -232,27 +230,10 @@ export class AuditStore {
       args[filled + 10] = itemName;
       args[filled + 11] = workstation;
       args[filled + 12] = detailsJson;
-      canonicals[rows] = canonicalRecord([
-        rid,
-        whenMs,
-        record.Who,
-        record.Action,
-        record.What,
-        record.Where,
-        record.ObjectType,
-        record.DataSource,
-        planName,
-        planId,
-        itemName,
-        workstation,
-        detailsJson,
-      ]);
-      // Half a surrogate pair (rare) is chained as UTF-8 will store it: see canonicalAsStored.
-      if (canonicals[rows]!.includes('\\ud')) canonicals[rows] = canonicalAsStored(args, filled);
       filled += COLUMNS;
       rows++;
       if (rows === ROWS_PER_STATEMENT) {
-        chain = AuditStore.bindChains(args, chainBatch(chain, canonicals), rows);
+        chain = AuditStore.bindChains(args, chainRows(chain, args, rows, COLUMNS), rows);
         many.run(args);
         filled = 0;
         rows = 0;
@@ -260,7 +241,7 @@ export class AuditStore {
       stored[i] = storedRecord(record, rid, this.lastStoredWhen);
     }
     if (rows === 0) return;
-    AuditStore.bindChains(args, chainBatch(chain, canonicals.slice(0, rows)), rows);
+    AuditStore.bindChains(args, chainRows(chain, args, rows, COLUMNS), rows);
     for (let at = 0; at < filled; at += COLUMNS) this.insert.run(args.slice(at, at + COLUMNS));
   }
 

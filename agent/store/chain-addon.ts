@@ -14,6 +14,10 @@ import { fileURLToPath } from 'node:url';
 export interface ChainAddon {
   /** The chain values of `canonicals` in order, 32 bytes each, `previous` before the first. */
   chainBatch(previous: Buffer, canonicals: readonly string[]): Buffer;
+  /** The chain values of a slice of rows packed by record-chain.ts `packRows`. */
+  chainPacked(previous: Buffer, text: string, kinds: Int32Array, numbers: Float64Array, rows: number): Buffer;
+  /** The chain values of `count` canonical records in one UTF-8 text, separated by line feeds; null when it holds another count. */
+  chainJoined(previous: Buffer, text: Buffer, count: number): Buffer | null;
 }
 
 const ADDON_RELATIVE = path.join('native', 'build', 'Release', 'vigil_chain.node');
@@ -43,7 +47,7 @@ export function chainAddon(): ChainAddon | null {
   if (!file) return loaded;
   try {
     const addon = createRequire(import.meta.url)(file) as Partial<ChainAddon>;
-    if (typeof addon.chainBatch === 'function') loaded = addon as ChainAddon;
+    if (typeof addon.chainBatch === 'function' && typeof addon.chainPacked === 'function') loaded = addon as ChainAddon;
   } catch {
     // A build for another Node ABI or platform: the JavaScript path computes the same chain.
   }

@@ -53,6 +53,18 @@ export function chainBatch(previous: Buffer, canonicals: readonly string[]): Buf
   return chainBatchJs(previous, canonicals);
 }
 
+/**
+ * The chain values of `count` canonical records given as one UTF-8 text, separated by line
+ * feeds (a canonical record never holds one raw); null when the text holds another number of
+ * records. `vigil verify` reads a window of records this way (verify-range.ts).
+ */
+export function chainJoined(previous: Buffer, text: Buffer, count: number): Buffer | null {
+  const addon = chainAddon();
+  if (addon) return addon.chainJoined(previous, text, count);
+  const canonicals = text.length === 0 && count === 0 ? [] : text.toString('utf8').split('\n');
+  return canonicals.length === count ? chainBatchJs(previous, canonicals) : null;
+}
+
 /** `chainBatch` through node:crypto: the fallback, and the reference the addon is tested against. */
 export function chainBatchJs(previous: Buffer, canonicals: readonly string[]): Buffer {
   const out = Buffer.allocUnsafe(canonicals.length * CHAIN_BYTES);
@@ -68,8 +80,7 @@ export function chainBatchJs(previous: Buffer, canonicals: readonly string[]): B
  * The canonical record of the 13 values at `values[at…]` as SQLite will store them, rewriting
  * those values in place. Half a UTF-16 surrogate pair (JSON.stringify escapes it as `\udxxx`)
  * cannot exist in UTF-8 and is stored as U+FFFD; chaining the text as sent would make
- * `vigil verify`, re-reading the row, report a change. The store calls this only when a
- * record's canonical text holds such an escape.
+ * `vigil verify`, re-reading the row, report a change.
  */
 export function canonicalAsStored(values: unknown[], at: number): string {
   for (let column = at; column < at + 13; column++) {
@@ -77,6 +88,93 @@ export function canonicalAsStored(values: unknown[], at: number): string {
     if (typeof value === 'string') values[column] = Buffer.from(value, 'utf8').toString('utf8');
   }
   return canonicalRecord(values.slice(at, at + 13) as unknown as CanonicalValues);
+}
+
+/** Values in a canonical record. */
+const CANONICAL_VALUES = 13;
+
+/**
+ * The chain values of `rows` records whose 13 canonical values each are at `values[row ×
+ * stride …]` (the array an INSERT binds), in one Buffer of rows × 32 bytes from `previous`.
+ * Like `canonicalAsStored`, a string holding half a surrogate pair is rewritten in place with
+ * U+FFFD, so that what is bound is what was chained. With the native addon the canonical
+ * records are built there (`packRows`); without it, by JSON.stringify here.
+ */
+export function chainRows(previous: Buffer, values: unknown[], rows: number, stride: number): Buffer {
+  const addon = chainAddon();
+  if (!addon) return chainRowsJs(previous, values, rows, stride);
+  const { text, kinds, numbers } = packRows(values, rows, stride);
+  return addon.chainPacked(previous, text, kinds, numbers, rows);
+}
+
+/** `chainRows` by JSON.stringify and node:crypto: the fallback, and the reference for the addon. */
+export function chainRowsJs(previous: Buffer, values: unknown[], rows: number, stride: number): Buffer {
+  const canonicals = new Array<string>(rows);
+  for (let row = 0; row < rows; row++) {
+    const own = values.slice(row * stride, row * stride + CANONICAL_VALUES);
+    const canonical = canonicalRecord(own as unknown as CanonicalValues);
+    // Half a surrogate pair (rare) is chained, and bound, as UTF-8 will store it.
+    canonicals[row] = canonical.includes('\\ud') ? canonicalAsStored(values, row * stride) : canonical;
+  }
+  return chainBatchJs(previous, canonicals);
+}
+
+/** How the addon's chainPacked reads a value when `kinds[i]` is not a string's length. */
+const NULL_VALUE = -1;
+const SAME_AS_ROW_BEFORE = -2;
+const INTEGER = -3;
+/** RAW_JSON - n: the next n characters of `text` are the value's JSON already. */
+const RAW_JSON = -4;
+
+/** String.prototype.isWellFormed (ES2024, in Node 20), not in the ES2023 library types. */
+interface WellFormed {
+  isWellFormed(): boolean;
+}
+const asStored = (value: string): string => Buffer.from(value, 'utf8').toString('utf8');
+
+let kinds = new Int32Array(CANONICAL_VALUES * 32);
+let numbers = new Float64Array(CANONICAL_VALUES * 32);
+
+/**
+ * A slice's canonical values as the addon takes them (native/src/chain/chain_batch.cc): their
+ * strings joined in one `text`, and per value its kind (a string's length, null, the same as
+ * the row before, an integer in `numbers`, or JSON text). A value repeated from the row before
+ * (the host, the user, the action of a burst) is sent and escaped once.
+ */
+export function packRows(
+  values: unknown[],
+  rows: number,
+  stride: number,
+): { text: string; kinds: Int32Array; numbers: Float64Array } {
+  if (kinds.length < rows * CANONICAL_VALUES) {
+    kinds = new Int32Array(rows * CANONICAL_VALUES);
+    numbers = new Float64Array(rows * CANONICAL_VALUES);
+  }
+  let text = '';
+  for (let row = 0, i = 0; row < rows; row++) {
+    const base = row * stride;
+    for (let column = 0; column < CANONICAL_VALUES; column++, i++) {
+      const value = values[base + column];
+      if (row > 0 && value === values[base - stride + column]) kinds[i] = SAME_AS_ROW_BEFORE;
+      else if (typeof value === 'string') {
+        // Half a surrogate pair: U+FFFD, as SQLite stores it (checked in V8; free for Latin-1 text).
+        const stored = (value as unknown as WellFormed).isWellFormed()
+          ? value
+          : (values[base + column] = asStored(value));
+        kinds[i] = stored.length;
+        text += stored;
+      } else if (value === null || value === undefined) kinds[i] = NULL_VALUE;
+      else if (Number.isSafeInteger(value)) {
+        kinds[i] = INTEGER;
+        numbers[i] = value as number;
+      } else if (typeof value === 'number' || typeof value === 'boolean') {
+        const json = JSON.stringify(value);
+        kinds[i] = RAW_JSON - json.length;
+        text += json;
+      } else throw new TypeError(`canonical value ${column} of row ${row} is not a string, a number or null`);
+    }
+  }
+  return { text, kinds, numbers };
 }
 
 /** The columns of `activity_records` in canonical order, for SELECTs. */

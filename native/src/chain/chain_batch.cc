@@ -1,25 +1,34 @@
 // The record chain's hashing in batches (docs/integrity.md): chain_i = SHA-256(chain_{i-1} ||
-// canonical_i). One call hashes a whole batch against the SHA-256 of the OpenSSL that Node
-// itself links (its symbols are exported to addons), so a record costs the hash alone instead
-// of one node:crypto Hash object and three calls across into native code.
+// canonical_i), with the SHA-256 of the OpenSSL that Node itself links (its symbols are exported
+// to addons; SHA-NI where the CPU has it). One call per batch instead of one node:crypto Hash
+// object and three calls across into native code per record.
 //
+// chainPacked(previous: Buffer(32), text: string, kinds: Int32Array, numbers: Float64Array, rows)
+//   -> Buffer(32 * rows)
+//   The store's insert path. The 13 canonical values of each row are described by `kinds` (13 a
+//   row): a string's length, taken in order from `text` (the strings of the slice joined); null;
+//   the same value as the row before; a whole number in `numbers`; or JSON text to copy as is
+//   (record-chain.ts `packRows` builds them). The canonical record, byte for byte what
+//   JSON.stringify writes for the values as SQLite stores them (a lone surrogate as U+FFFD, as
+//   record-chain.ts `canonicalAsStored`), is built here (canonical_json.cc): one string across
+//   Node-API per slice instead of one per record, and no JSON.stringify. Asking Node-API for each
+//   of the 13 values of a row instead cost more than JSON.stringify itself (docs/benchmarks.md).
+// chainJoined(previous: Buffer(32), text: Buffer, count: number) -> Buffer(32 * count) | null
+//   `vigil verify`'s path: `count` canonical records as one UTF-8 text separated by line feeds
+//   (which a canonical record never holds raw); null when the text does not hold `count` records.
 // chainBatch(previous: Buffer(32), canonicals: string[]) -> Buffer(32 * n)
-//   the chain values of the n records in order, previous being the predecessor of the first.
-//   Strings are hashed as UTF-8, the way `hash.update(string, 'utf8')` does (lone surrogates
-//   become U+FFFD in both).
-//
-// Measured alternatives (docs/benchmarks.md, "Tamper evidence"): handing over the batch as one
-// joined string, or packed into one Buffer with an offsets array, was no faster than reading
-// each string here; the SHA-256 itself is most of what is left.
-#define OPENSSL_SUPPRESS_DEPRECATED 1  // SHA256_Init/Update/Final: the low-level calls, no EVP fetch per record
+//   The chain of canonical records given as strings (the reference the others are tested against).
 #include <node_api.h>
-#include <openssl/sha.h>
 
+#include <string>
+#include <utility>
 #include <vector>
+
+#include "canonical_json.h"
 
 namespace {
 
-constexpr size_t kChainBytes = 32;
+using vigil::kChainBytes;
 
 bool Check(napi_env env, napi_status status, const char* what) {
   if (status == napi_ok) return true;
@@ -27,6 +36,156 @@ bool Check(napi_env env, napi_status status, const char* what) {
   napi_is_exception_pending(env, &pending);
   if (!pending) napi_throw_error(env, nullptr, what);
   return false;
+}
+
+// The bytes of a Buffer argument, or a TypeError naming it.
+bool BufferArgument(napi_env env, napi_value value, const char* message, const unsigned char** data, size_t* length) {
+  bool is_buffer = false;
+  void* bytes = nullptr;
+  if (napi_is_buffer(env, value, &is_buffer) != napi_ok || !is_buffer ||
+      napi_get_buffer_info(env, value, &bytes, length) != napi_ok) {
+    napi_throw_type_error(env, nullptr, message);
+    return false;
+  }
+  *data = static_cast<const unsigned char*>(bytes);
+  return true;
+}
+
+bool CountArgument(napi_env env, napi_value value, const char* message, uint32_t* count) {
+  double number = 0;
+  if (napi_get_value_double(env, value, &number) != napi_ok || !(number >= 0) || number > 0xffffffff ||
+      number != static_cast<double>(static_cast<uint32_t>(number))) {
+    napi_throw_type_error(env, nullptr, message);
+    return false;
+  }
+  *count = static_cast<uint32_t>(number);
+  return true;
+}
+
+// The UTF-8 of a string into `scratch` (grown when it does not fit) and its length; false with an
+// exception pending. Node-API stops before a character that does not fit whole (up to 4 bytes),
+// so a string that ends that close to the end of the scratch is copied again in full.
+bool ReadUtf8(napi_env env, napi_value value, std::vector<char>& scratch, size_t* length) {
+  napi_status status = napi_get_value_string_utf8(env, value, scratch.data(), scratch.size(), length);
+  if (status != napi_ok) return Check(env, status, "chain: string");
+  if (*length + 4 < scratch.size()) return true;
+  if (!Check(env, napi_get_value_string_utf8(env, value, nullptr, 0, length), "chain: string")) return false;
+  scratch.resize(*length + 1);
+  return Check(env, napi_get_value_string_utf8(env, value, scratch.data(), scratch.size(), length), "chain: string");
+}
+
+// A typed array argument of `type` holding at least `minimum` elements, or a TypeError.
+template <typename T>
+bool TypedArgument(napi_env env, napi_value value, napi_typedarray_type type, size_t minimum, const char* message,
+                   const T** data) {
+  bool is_typed = false;
+  napi_typedarray_type actual;
+  size_t length = 0;
+  void* bytes = nullptr;
+  if (napi_is_typedarray(env, value, &is_typed) != napi_ok || !is_typed ||
+      napi_get_typedarray_info(env, value, &actual, &length, &bytes, nullptr, nullptr) != napi_ok || actual != type ||
+      length < minimum) {
+    napi_throw_type_error(env, nullptr, message);
+    return false;
+  }
+  *data = static_cast<const T*>(bytes);
+  return true;
+}
+
+napi_value ChainPacked(napi_env env, napi_callback_info info) {
+  size_t argc = 5;
+  napi_value argv[5];
+  if (!Check(env, napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr), "chainPacked: arguments"))
+    return nullptr;
+  if (argc < 5) {
+    napi_throw_type_error(env, nullptr, "chainPacked(previous, text, kinds, numbers, rows)");
+    return nullptr;
+  }
+  const unsigned char* previous = nullptr;
+  size_t previous_length = 0;
+  uint32_t rows = 0;
+  napi_valuetype text_type;
+  if (!BufferArgument(env, argv[0], "chainPacked: previous must be a Buffer", &previous, &previous_length) ||
+      !CountArgument(env, argv[4], "chainPacked: rows must be a count", &rows) ||
+      !Check(env, napi_typeof(env, argv[1], &text_type), "chainPacked: text"))
+    return nullptr;
+  if (text_type != napi_string) {
+    napi_throw_type_error(env, nullptr, "chainPacked: text must be a string");
+    return nullptr;
+  }
+  const size_t values = static_cast<size_t>(rows) * vigil::kCanonicalValues;
+  const int32_t* kinds = nullptr;
+  const double* numbers = nullptr;
+  if (!TypedArgument(env, argv[2], napi_int32_array, values, "chainPacked: kinds must be an Int32Array of 13 a row",
+                     &kinds) ||
+      !TypedArgument(env, argv[3], napi_float64_array, values,
+                     "chainPacked: numbers must be a Float64Array of 13 a row", &numbers))
+    return nullptr;
+  // The text's UTF-16 units; a copy that fills the scratch may have been cut short.
+  thread_local std::vector<char16_t> text(8192);
+  size_t text_length = 0;
+  if (!Check(env, napi_get_value_string_utf16(env, argv[1], text.data(), text.size(), &text_length),
+             "chainPacked: text"))
+    return nullptr;
+  if (text_length + 1 >= text.size()) {
+    if (!Check(env, napi_get_value_string_utf16(env, argv[1], nullptr, 0, &text_length), "chainPacked: text"))
+      return nullptr;
+    text.resize(text_length + 1);
+    if (!Check(env, napi_get_value_string_utf16(env, argv[1], text.data(), text.size(), &text_length),
+               "chainPacked: text"))
+      return nullptr;
+  }
+  void* out_data = nullptr;
+  napi_value out;
+  if (!Check(env, napi_create_buffer(env, static_cast<size_t>(rows) * kChainBytes, &out_data, &out),
+             "chainPacked: output buffer"))
+    return nullptr;
+  std::string error;
+  if (!vigil::ChainPacked(previous, previous_length, text.data(), text_length, kinds, numbers, rows,
+                          static_cast<unsigned char*>(out_data), error)) {
+    napi_throw_range_error(env, nullptr, ("chainPacked: " + error).c_str());
+    return nullptr;
+  }
+  return out;
+}
+
+napi_value ChainJoined(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  if (!Check(env, napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr), "chainJoined: arguments"))
+    return nullptr;
+  if (argc < 3) {
+    napi_throw_type_error(env, nullptr, "chainJoined(previous, text, count)");
+    return nullptr;
+  }
+  const unsigned char* previous = nullptr;
+  const unsigned char* text = nullptr;
+  size_t previous_length = 0, text_length = 0;
+  uint32_t count = 0;
+  if (!BufferArgument(env, argv[0], "chainJoined: previous must be a Buffer", &previous, &previous_length) ||
+      !BufferArgument(env, argv[1], "chainJoined: text must be a Buffer", &text, &text_length) ||
+      !CountArgument(env, argv[2], "chainJoined: count must be a count", &count))
+    return nullptr;
+  thread_local std::vector<std::pair<size_t, size_t>> records;
+  const char* chars = reinterpret_cast<const char*>(text);
+  if (!vigil::SplitRecords(chars, text_length, '\n', count, records)) {
+    napi_value null_value;
+    napi_get_null(env, &null_value);
+    return null_value;
+  }
+  void* out_data = nullptr;
+  napi_value out;
+  if (!Check(env, napi_create_buffer(env, static_cast<size_t>(count) * kChainBytes, &out_data, &out),
+             "chainJoined: output buffer"))
+    return nullptr;
+  unsigned char* chains = static_cast<unsigned char*>(out_data);
+  for (uint32_t i = 0; i < count; i++) {
+    unsigned char* chain = chains + static_cast<size_t>(i) * kChainBytes;
+    vigil::NextChain(previous, previous_length, chars + records[i].first, records[i].second, chain);
+    previous = chain;
+    previous_length = kChainBytes;
+  }
+  return out;
 }
 
 napi_value ChainBatch(napi_env env, napi_callback_info info) {
@@ -37,15 +196,10 @@ napi_value ChainBatch(napi_env env, napi_callback_info info) {
     napi_throw_type_error(env, nullptr, "chainBatch(previous, canonicals)");
     return nullptr;
   }
-  bool is_buffer = false;
-  napi_is_buffer(env, argv[0], &is_buffer);
-  void* previous_data = nullptr;
+  const unsigned char* previous = nullptr;
   size_t previous_length = 0;
-  if (!is_buffer ||
-      napi_get_buffer_info(env, argv[0], &previous_data, &previous_length) != napi_ok) {
-    napi_throw_type_error(env, nullptr, "chainBatch: previous must be a Buffer");
+  if (!BufferArgument(env, argv[0], "chainBatch: previous must be a Buffer", &previous, &previous_length))
     return nullptr;
-  }
   bool is_array = false;
   napi_is_array(env, argv[1], &is_array);
   if (!is_array) {
@@ -61,47 +215,36 @@ napi_value ChainBatch(napi_env env, napi_callback_info info) {
              "chainBatch: output buffer"))
     return nullptr;
   unsigned char* chains = static_cast<unsigned char*>(out_data);
-
-  // One scratch buffer for the UTF-8 of each string, grown when a string does not fit.
   thread_local std::vector<char> scratch(4096);
-  const unsigned char* previous = static_cast<const unsigned char*>(previous_data);
-  size_t predecessor_length = previous_length;
   for (uint32_t i = 0; i < count; i++) {
     napi_value element;
     if (!Check(env, napi_get_element(env, argv[1], i, &element), "chainBatch: element")) return nullptr;
-    size_t length = 0;
-    napi_status status = napi_get_value_string_utf8(env, element, scratch.data(), scratch.size(), &length);
-    if (status == napi_string_expected) {
+    napi_valuetype type;
+    if (!Check(env, napi_typeof(env, element, &type), "chainBatch: element")) return nullptr;
+    if (type != napi_string) {
       napi_throw_type_error(env, nullptr, "chainBatch: canonicals must be an array of strings");
       return nullptr;
     }
-    if (!Check(env, status, "chainBatch: string")) return nullptr;
-    if (length + 4 >= scratch.size()) {
-      // Possibly cut short: Node-API stops before a character that does not fit whole (up to
-      // 4 bytes of UTF-8), so a string that ends that close to the end is copied again in full.
-      if (!Check(env, napi_get_value_string_utf8(env, element, nullptr, 0, &length), "chainBatch: string"))
-        return nullptr;
-      scratch.resize(length + 1);
-      if (!Check(env, napi_get_value_string_utf8(env, element, scratch.data(), scratch.size(), &length),
-                 "chainBatch: string"))
-        return nullptr;
-    }
-    SHA256_CTX context;
-    SHA256_Init(&context);
-    SHA256_Update(&context, previous, predecessor_length);
-    SHA256_Update(&context, scratch.data(), length);
+    size_t length = 0;
+    if (!ReadUtf8(env, element, scratch, &length)) return nullptr;
     unsigned char* chain = chains + static_cast<size_t>(i) * kChainBytes;
-    SHA256_Final(chain, &context);
+    vigil::NextChain(previous, previous_length, scratch.data(), length, chain);
     previous = chain;
-    predecessor_length = kChainBytes;
+    previous_length = kChainBytes;
   }
   return out;
 }
 
-napi_value Init(napi_env env, napi_value exports) {
+bool Export(napi_env env, napi_value exports, const char* name, napi_callback callback) {
   napi_value fn;
-  if (napi_create_function(env, "chainBatch", NAPI_AUTO_LENGTH, ChainBatch, nullptr, &fn) != napi_ok) return nullptr;
-  if (napi_set_named_property(env, exports, "chainBatch", fn) != napi_ok) return nullptr;
+  return napi_create_function(env, name, NAPI_AUTO_LENGTH, callback, nullptr, &fn) == napi_ok &&
+         napi_set_named_property(env, exports, name, fn) == napi_ok;
+}
+
+napi_value Init(napi_env env, napi_value exports) {
+  if (!Export(env, exports, "chainBatch", ChainBatch) || !Export(env, exports, "chainPacked", ChainPacked) ||
+      !Export(env, exports, "chainJoined", ChainJoined))
+    return nullptr;
   return exports;
 }
 
