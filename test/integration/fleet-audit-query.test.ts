@@ -249,7 +249,7 @@ describe('audit search on the fleet database', () => {
 
   it('reads a search page day by day with the same rows, JSON and slices as the SQLite store', async () => {
     const conditions = [textCondition('Who', 'Equals', 'HOST\\alice', '/')];
-    const page = await fleetStore.findPage({ conditions, reference }, 0, 1000, () => false);
+    const page = await fleetStore.findPage({ conditions, reference, groupMembers: () => [] }, 0, 1000, () => false);
     const local = page.seqs.map((seq) => fleetSeqs.indexOf(seq) + 1);
     expect(local).toEqual(expected(conditions).map((i) => i + 1));
     const days = await pool.query<{ n: number }>(
