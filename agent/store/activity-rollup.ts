@@ -33,6 +33,13 @@ export const RANGE_SHAPE: Readonly<Record<StatsRange, { bucketMs: number; spanMs
 };
 
 export const TOP_COUNT = 10;
+
+/**
+ * Text read per background slice: a 1 MB `What` costs the folder expression about 20 ms, so a
+ * slice of a few such records written through the audit API would hold the loop for 100 ms and
+ * more; bounded, a large record is counted in a slice of its own.
+ */
+const BACKGROUND_SLICE_BYTES = 256 * 1024;
 export type { TopDimension };
 
 export interface StatsBucket {
@@ -112,8 +119,17 @@ export class ActivityRollup {
       add: db.prepare(`INSERT INTO activity_rollup (dimension, bucket_ms, value, count) VALUES (?, ?, ?, ?)
                        ON CONFLICT (dimension, bucket_ms, value) DO UPDATE SET count = count + excluded.count`),
       through: db.prepare('SELECT through_seq AS seq FROM activity_rollup_state WHERE id = 1').pluck(),
+      // The slice's last seq: at most `count` records, and no record after the text counted so
+      // far (What and the details, the values the folder and process expressions read) passed
+      // `bytes`; the first record always goes, however large.
       sliceEnd: db
-        .prepare('SELECT max(seq) FROM (SELECT seq FROM activity_records WHERE seq > ? ORDER BY seq LIMIT ?)')
+        .prepare(
+          `SELECT max(seq) FROM (
+             SELECT seq, sum(size) OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING) - size AS before FROM (
+               SELECT seq, length(CAST(what AS BLOB)) + coalesce(length(CAST(details AS BLOB)), 0) AS size
+                 FROM activity_records WHERE seq > @through ORDER BY seq LIMIT @count))
+            WHERE before < @bytes`,
+        )
         .pluck(),
       setThrough: db.prepare('UPDATE activity_rollup_state SET through_seq = ? WHERE id = 1'),
       actions: db.prepare(
@@ -133,12 +149,15 @@ export class ActivityRollup {
     };
   }
 
-  /** Counts one slice of new records; false when the rollup was already up to date. */
-  step(sliceSize = this.sliceSize): boolean {
+  /**
+   * Counts one slice of new records; false when the rollup was already up to date. `maxBytes`
+   * bounds the text a slice reads: records written through the audit API may carry megabytes.
+   */
+  step(sliceSize = this.sliceSize, maxBytes = Number.MAX_SAFE_INTEGER): boolean {
     const s = this.statements;
     return this.store.transaction(() => {
       const through = s.through.get() as number;
-      const end = s.sliceEnd.get(through, sliceSize) as number | null;
+      const end = s.sliceEnd.get({ through, count: sliceSize, bytes: maxBytes }) as number | null;
       if (end === null) return false;
       ROLLUP_DIMENSIONS.forEach((dimension, i) => {
         const days = new Map<string, number>();
@@ -163,11 +182,11 @@ export class ActivityRollup {
    * Brings the rollup up to date; concurrent callers share one run. A view that arrives during a
    * background run waits for it, which counts in small slices but has little left by then.
    */
-  catchUp(sliceSize = this.sliceSize): Promise<void> {
+  catchUp(sliceSize = this.sliceSize, maxBytes?: number): Promise<void> {
     if (this.running) return this.running;
     // `finally` runs after this assignment even when the first step finds nothing to do.
     const run = (async () => {
-      while (!this.stopped && this.step(sliceSize)) await new Promise((resolve) => setImmediate(resolve));
+      while (!this.stopped && this.step(sliceSize, maxBytes)) await new Promise((resolve) => setImmediate(resolve));
     })().finally(() => {
       if (this.running === run) this.running = null;
     });
@@ -181,7 +200,7 @@ export class ActivityRollup {
     this.timer = setTimeout(() => {
       this.timer = null;
       // A failure here (the database file gone) is the view's to report when one is asked for.
-      this.catchUp(this.backgroundSliceSize).catch(() => undefined);
+      this.catchUp(this.backgroundSliceSize, BACKGROUND_SLICE_BYTES).catch(() => undefined);
     }, this.backgroundDelayMs);
     this.timer.unref();
   }

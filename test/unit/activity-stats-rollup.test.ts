@@ -150,6 +150,30 @@ describe('activity rollup', () => {
     own.close();
   });
 
+  it('bounds the text one slice reads: a large record is counted in a slice of its own', async () => {
+    const dir = makeTempDir();
+    const own = AuditStore.open({ file: path.join(dir, 'audit.db'), synchronous: 'NORMAL' });
+    const sliced = new ActivityRollup(own, { now: () => NOW });
+    const when = new Date(NOW).toISOString();
+    const base = { Who: 'u', Action: 'Added', When: when, Where: 'ws', ObjectType: 'File', DataSource: 'File System' };
+    const big = `/srv/${'x'.repeat(300_000)}/big.txt`;
+    own.insertBatch(['/a/1.txt', big, '/a/2.txt', '/a/3.txt', big].map((What) => ({ ...base, What })));
+    const throughSeq = (): number =>
+      own.db.prepare('SELECT through_seq FROM activity_rollup_state WHERE id = 1').pluck().get() as number;
+    const ends: number[] = [];
+    while (sliced.step(1000, 256 * 1024)) ends.push(throughSeq());
+    // Slices: the small one with the big one that passes the budget, the two small ones with the
+    // next big one, never two big ones together.
+    expect(ends).toEqual([2, 5]);
+    expect(sliced.read('24h', NOW).top.folder.map((e) => [e.value, e.count])).toEqual(
+      expect.arrayContaining([
+        ['/a', 3],
+        [big.slice(0, big.lastIndexOf('/')), 2],
+      ]),
+    );
+    own.close();
+  });
+
   it('takes records deleted by retention out of the counts', async () => {
     const cutoff = NOW - 3 * 24 * HOUR - 17 * 60_000;
     let deleted = 0;
