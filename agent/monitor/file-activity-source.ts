@@ -18,6 +18,7 @@ import type { SnapshotEntry } from '../store/monitor-state.js';
 import type { ActivitySource, ActivitySourceStatus } from './activity-source.js';
 import { ChangeCollector, submitChanges } from './change-collector.js';
 import { CoverageMatcher } from './coverage.js';
+import { deferEarlyFolderRemovals } from './early-folder-removal.js';
 import type { FileActivitySourceOptions } from './file-activity-options.js';
 import { FileTree } from './file-tree.js';
 import { FolderHealth } from './folder-health.js';
@@ -169,6 +170,10 @@ export class FileActivitySource implements ActivitySource {
     await this.lister.look(hints.keys(), this.tree, before, after);
     await this.lister.expandNewFolders(this.tree, before, after, this.options.listNewFolder);
     const deferred = this.batcher.deferHotFiles(before, after, hints, now);
+    if (this.options.actorOf) {
+      const defer = (p: string, firstSeen: number) => this.batcher.defer(p, firstSeen);
+      for (const p of deferEarlyFolderRemovals(before, after, this.tree, hints, now, defer)) deferred.add(p);
+    }
     const collector = new ChangeCollector();
     const missing = this.health.missingRoots.size;
     const diff = { ...diffSnapshots(before, after), passed: this.passedThrough(hints.keys(), after, deferred) };

@@ -1,0 +1,49 @@
+/**
+ * A folder found gone before the removal events of what it held (agent/monitor/early-folder-removal.ts)
+ * waits for a later batch, for a bounded time; once every entry inside has its event, or the
+ * wait is over, it goes through.
+ */
+import { describe, expect, it } from 'vitest';
+import { deferEarlyFolderRemovals, EARLY_REMOVAL_WAIT_MS } from '../../../agent/monitor/early-folder-removal.js';
+import { FileTree } from '../../../agent/monitor/file-tree.js';
+import type { SnapshotEntry } from '../../../agent/store/monitor-state.js';
+
+const entry = (dir: boolean, ino: number): SnapshotEntry => ({ dir, dev: 1, ino, size: 0, mtimeMs: 0, birthMs: 0 });
+
+function treeOf(): FileTree {
+  const tree = new FileTree();
+  tree.set('/w', entry(true, 1));
+  tree.set('/w/d', entry(true, 2));
+  tree.set('/w/d/a.txt', entry(false, 3));
+  tree.set('/w/d/b.txt', entry(false, 4));
+  return tree;
+}
+
+describe('early folder removals', () => {
+  it('holds a gone folder back while an entry inside has no event in this batch', () => {
+    const tree = treeOf();
+    const before = new Map([
+      ['/w/d', tree.get('/w/d')!],
+      ['/w/d/a.txt', tree.get('/w/d/a.txt')!],
+    ]);
+    const deferred: Array<[string, number]> = [];
+    const hints = new Map([['/w/d', 1000]]);
+    const waiting = deferEarlyFolderRemovals(before, new Map(), tree, hints, 1500, (p, t) => deferred.push([p, t]));
+    expect(waiting).toEqual(['/w/d']);
+    expect(deferred).toEqual([['/w/d', 1000]]); // keeps when it was first hinted
+    expect([...before.keys()]).toEqual(['/w/d/a.txt']); // a.txt's removal goes through now
+  });
+
+  it('lets it go when every entry inside has its event, when it is still there, or after the wait', () => {
+    const tree = treeOf();
+    const all = (): Map<string, SnapshotEntry> =>
+      new Map(['/w/d', '/w/d/a.txt', '/w/d/b.txt'].map((p) => [p, tree.get(p)!] as const));
+    const none = (): void => expect.unreachable('nothing is deferred');
+    expect(deferEarlyFolderRemovals(all(), new Map(), tree, new Map(), 0, none)).toEqual([]);
+    const onlyFolder = (): Map<string, SnapshotEntry> => new Map([['/w/d', tree.get('/w/d')!]]);
+    const stillThere = new Map([['/w/d', tree.get('/w/d')!]]);
+    expect(deferEarlyFolderRemovals(onlyFolder(), stillThere, tree, new Map(), 0, none)).toEqual([]);
+    const hints = new Map([['/w/d', 0]]);
+    expect(deferEarlyFolderRemovals(onlyFolder(), new Map(), tree, hints, EARLY_REMOVAL_WAIT_MS, none)).toEqual([]);
+  });
+});
