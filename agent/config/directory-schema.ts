@@ -41,8 +41,8 @@ export const domainSchema = z.strictObject({
   /** Seconds between two reads of the directory's changes. */
   pollingIntervalSeconds: z.number().int().min(1).max(86_400).default(5),
   /**
-   * `starttls` (the default): an `ldap://` connection upgrades with StartTLS (RFC 4513) when the
-   * server offers it; `none`: never. `ldaps://` is TLS from the first byte either way.
+   * `starttls` (the default): an `ldap://` connection upgrades with StartTLS (RFC 4513) before
+   * anything else, and a server that refuses it is an error; `none`: never (clear text). `ldaps://` is TLS from the first byte either way.
    */
   tls: z.enum(['starttls', 'none']).default('starttls'),
   /** A PEM file of the CA to trust for the server's certificate; empty: the system's CAs. */

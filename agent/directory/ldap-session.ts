@@ -1,7 +1,9 @@
 /**
  * One bound connection to a domain's LDAP server (docs/directory.md): `ldaps://` is TLS from the
- * first byte; `ldap://` upgrades with StartTLS (RFC 4513 section 3) when the rootDSE offers it,
- * unless the domain says `tls: "none"`. The CA file, when set, is the only CA trusted. Then a
+ * first byte; `ldap://` upgrades with StartTLS (RFC 4513 section 3) before anything else is
+ * sent, unless the domain says `tls: "none"`. The upgrade is required, not taken when offered: a
+ * rootDSE read in clear text can be rewritten on the way to hide StartTLS and get the bind
+ * password in clear (RFC 4513 section 3.1.5). The CA file, when set, is the only CA trusted. Then a
  * simple bind (RFC 4513 section 5.1.3) as the domain's account. Errors say what failed in words
  * an operator can act on, and never carry the password.
  */
@@ -9,23 +11,20 @@ import fs from 'node:fs/promises';
 import net, { isIP, type Socket } from 'node:net';
 import tls from 'node:tls';
 import type { ConnectionOptions } from 'node:tls';
-import { Client, InvalidCredentialsError, type Entry } from 'ldapts';
+import { Client, InvalidCredentialsError, ResultCodeError, type Entry } from 'ldapts';
 import type { DomainSettings } from '../config/directory-schema.js';
 import {
   SessionError,
   startTlsFailure,
+  startTlsRefused,
   transportFailure,
   watchFirstReply,
   type RepliesSeen,
 } from './session-failure.js';
 
-/** The StartTLS extended operation's OID (RFC 4511 section 4.14.1). */
-const START_TLS_OID = '1.3.6.1.4.1.1466.20037';
-
 export interface RootDse {
   namingContexts: string[];
   defaultNamingContext: string;
-  supportedExtension: string[];
   /** Active Directory announces its capabilities (`supportedCapabilities`, 1.2.840.113556.1.4.800). */
   isActiveDirectory: boolean;
 }
@@ -59,13 +58,12 @@ async function readRootDse(client: Client): Promise<RootDse> {
   const { searchEntries } = await client.search('', {
     scope: 'base',
     filter: '(objectClass=*)',
-    attributes: ['namingContexts', 'defaultNamingContext', 'supportedExtension', 'supportedCapabilities'],
+    attributes: ['namingContexts', 'defaultNamingContext', 'supportedCapabilities'],
   });
   const entry = searchEntries[0] ?? ({ dn: '' } as Entry);
   return {
     namingContexts: list(entry['namingContexts']),
     defaultNamingContext: list(entry['defaultNamingContext'])[0] ?? '',
-    supportedExtension: list(entry['supportedExtension']),
     isActiveDirectory: list(entry['supportedCapabilities']).includes(AD_CAPABILITY),
   };
 }
@@ -117,17 +115,15 @@ export async function openSession(
     for (const socket of sockets.splice(0)) socket.destroy();
   };
   try {
-    let rootDse = await readRootDse(client).catch((error: Error) => {
+    if (!ldaps && domain.tls === 'starttls') {
+      await client.startTLS(tlsOptions).catch((error: Error) => {
+        if (error instanceof ResultCodeError) throw startTlsRefused(error, server);
+        throw startTlsFailure(error, server, host, domain.caFile, replies);
+      });
+    }
+    const rootDse = await readRootDse(client).catch((error: Error) => {
       throw failure(error);
     });
-    if (!ldaps && domain.tls === 'starttls') {
-      if (rootDse.supportedExtension.includes(START_TLS_OID)) {
-        await client.startTLS(tlsOptions).catch((error: Error) => {
-          throw startTlsFailure(error, server, host, domain.caFile);
-        });
-        rootDse = await readRootDse(client);
-      }
-    }
     if (domain.userName !== '') {
       await client.bind(domain.userName, password ?? '').catch((error: Error) => {
         if (error instanceof InvalidCredentialsError) {

@@ -94,10 +94,32 @@ export function transportFailure(
   return new SessionError('protocol', `${server} did not answer as an LDAP server: ${error.message}`);
 }
 
-/** The StartTLS upgrade failed: the certificate's problem, or the handshake's. */
-export function startTlsFailure(error: TlsError, server: string, host: string, caFile: string): SessionError {
-  const why = certificateProblem(error, host, caFile) ?? tlsReason(error);
-  return new SessionError('tls', `StartTLS with ${server} failed: ${why}`);
+/**
+ * The StartTLS upgrade failed: the certificate's problem, or the handshake's; a failure below
+ * TLS (nothing listens, the server is not LDAP) is told as for any connection.
+ */
+export function startTlsFailure(
+  error: TlsError,
+  server: string,
+  host: string,
+  caFile: string,
+  reply: RepliesSeen,
+): SessionError {
+  const certificate = certificateProblem(error, host, caFile);
+  if (certificate !== null) return new SessionError('tls', `StartTLS with ${server} failed: ${certificate}`);
+  const code = error.code ?? '';
+  if (/^ERR_SSL|^ERR_TLS/.test(code) || /\bTLS\b|\bSSL\b/.test(error.message)) {
+    return new SessionError('tls', `StartTLS with ${server} failed: ${tlsReason(error)}`);
+  }
+  return transportFailure(error, server, host, caFile, reply);
+}
+
+/** The server answered the StartTLS request with an LDAP error: it has no TLS to offer. */
+export function startTlsRefused(error: Error, server: string): SessionError {
+  return new SessionError(
+    'tls',
+    `${server} refused StartTLS (${error.message}): give the server a certificate, use ldaps://, or set the domain's TLS to none to read it without TLS`,
+  );
 }
 
 /** What the server's first bytes on a connection said, when they were not an LDAP message. */

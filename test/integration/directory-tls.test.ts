@@ -264,3 +264,71 @@ describe.skipIf(missing !== null)('servers that do not speak LDAP over TLS', () 
     expect((await call(agent, ['read'], 'GET', `/api/v1/domains/${ids.banner}`)).status).toBe(200);
   });
 });
+
+describe.skipIf(missing !== null)('a server without TLS behind a domain that asks for StartTLS', () => {
+  let slapd: SlapdServer;
+  let agent: TestAgent;
+  let relay: net.Server;
+  const sockets: net.Socket[] = [];
+  /** Every byte the agent sent towards the server. */
+  const sent: Buffer[] = [];
+
+  beforeAll(async () => {
+    slapd = await SlapdServer.create();
+    const target = new URL(slapd.url);
+    relay = net.createServer((client) => {
+      const upstream = net.connect(Number(target.port), target.hostname);
+      sockets.push(client, upstream);
+      for (const socket of [client, upstream]) socket.on('error', () => undefined);
+      client.on('data', (chunk: Buffer) => sent.push(chunk));
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    agent = await startTestAgent({ activity: { directoryTimeoutMs: 2000 } });
+  }, 60_000);
+
+  afterAll(async () => {
+    await agent?.stop();
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => relay?.close(resolve));
+    await slapd?.dispose();
+  });
+
+  it('is an Error that says StartTLS was refused, and the bind password never crosses the network', async () => {
+    const port = (relay.address() as net.AddressInfo).port;
+    const domain = await agent.resources.domains.add(
+      {
+        name: 'plain.test',
+        ldapServer: `ldap://127.0.0.1:${port}`,
+        userName: READER_DN,
+        password: READER_PASSWORD,
+        baseDn: SUFFIX,
+        pollingIntervalSeconds: 1,
+        tls: 'starttls',
+        caFile: '',
+      },
+      'test',
+    );
+    await agent.resources.policies.create(
+      domain.id,
+      { xml: changesPolicyXml('People', `<Context>${PEOPLE}</Context>`) },
+      'test',
+    );
+    await agent.activity.directory.ready();
+    const failed = await waitFor('the Error status', () => {
+      const status = agent.activity.domainStatus.get(domain.id);
+      return status?.type === 'Error' ? status : null;
+    });
+    expect(failed.summary).toBe('The TLS connection to the directory failed');
+    expect(failed.details).toMatch(/refused StartTLS/);
+    expect(failed.details).toMatch(/set the domain's TLS to none/);
+    expect(sent.length).toBeGreaterThan(0);
+    expect(Buffer.concat(sent).includes(READER_PASSWORD)).toBe(false);
+
+    // The operator's explicit choice: read without TLS.
+    await agent.resources.domains.update(domain.id, (d) => ({ ...d, tls: 'none' }), 'test');
+    await agent.activity.directory.ready();
+    await waitFor('the OK status', () => agent.activity.domainStatus.get(domain.id)?.type === 'OK');
+    expect(Buffer.concat(sent).includes(READER_PASSWORD)).toBe(true);
+  }, 60_000);
+});

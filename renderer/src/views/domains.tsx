@@ -121,8 +121,8 @@ function EditDialog({
             setForm({ ...form, tls: (e.currentTarget as HTMLSelectElement).value as 'starttls' | 'none' })
           }
         >
-          <option value="starttls">StartTLS when the server offers it</option>
-          <option value="none">None</option>
+          <option value="starttls">StartTLS (required)</option>
+          <option value="none">None: read and bind in clear text</option>
         </select>
         <TextField
           id="domain-ca"
