@@ -7,6 +7,7 @@ import { useState } from 'preact/hooks';
 import { ALERT_ACTIONS, type AlertRule } from '../../../shared/alert-rule.js';
 import { api, errorField, errorText } from '../api-client.js';
 import { CheckList } from '../components/check-list.js';
+import { DataTable } from '../components/data-table.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { Dialog } from '../components/dialog.js';
 import { FormButtons } from '../components/form-buttons.js';
@@ -152,41 +153,26 @@ function RulesTable({
 }) {
   if (rules.length === 0) return <p>There is no alert rule: mass changes raise no alert.</p>;
   return (
-    <div class="table-wrap">
-      <table>
-        <caption class="visually-hidden">Alert rules</caption>
-        <thead>
-          <tr>
-            <th scope="col">Rule</th>
-            <th scope="col">Fires on</th>
-            <th scope="col">State</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {rules.map((rule) => (
-            <tr key={rule.name}>
-              <th scope="row">{rule.name}</th>
-              <td>{describeRule(rule)}</td>
-              <td>{rule.enabled ? 'Enabled' : 'Disabled'}</td>
-              <RowActions
-                actions={[
-                  {
-                    label: rule.enabled ? 'Disable' : 'Enable',
-                    name: `${rule.enabled ? 'Disable' : 'Enable'} ${rule.name}`,
-                    onClick: () => onToggle(rule),
-                  },
-                  { label: 'Edit', name: `Edit ${rule.name}`, onClick: () => onEdit(rule) },
-                  { label: 'Remove', name: `Remove ${rule.name}`, danger: true, onClick: () => onRemove(rule) },
-                ]}
-              />
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable caption="Alert rules" columns={['Rule', 'Fires on', 'State']} actions>
+      {rules.map((rule) => (
+        <tr key={rule.name}>
+          <th scope="row">{rule.name}</th>
+          <td>{describeRule(rule)}</td>
+          <td>{rule.enabled ? 'Enabled' : 'Disabled'}</td>
+          <RowActions
+            actions={[
+              {
+                label: rule.enabled ? 'Disable' : 'Enable',
+                name: `${rule.enabled ? 'Disable' : 'Enable'} ${rule.name}`,
+                onClick: () => onToggle(rule),
+              },
+              { label: 'Edit', name: `Edit ${rule.name}`, onClick: () => onEdit(rule) },
+              { label: 'Remove', name: `Remove ${rule.name}`, danger: true, onClick: () => onRemove(rule) },
+            ]}
+          />
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

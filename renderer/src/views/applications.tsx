@@ -12,6 +12,7 @@ import {
 import { PERMISSIONS, PERMISSION_INFO, type Permission } from '../../../shared/permissions.js';
 import { api, errorField, errorText } from '../api-client.js';
 import { CheckList } from '../components/check-list.js';
+import { DataTable } from '../components/data-table.js';
 import { CopyButton } from '../components/copy-button.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { Dialog } from '../components/dialog.js';
@@ -197,62 +198,46 @@ export function ApplicationsPage() {
       <ErrorMessage error={clients.error} prefix="The applications could not be read" />
       {clients.data && list.length === 0 ? <p>No application is authorized yet.</p> : null}
       {list.length > 0 ? (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Authorized applications</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Permissions</th>
-                <th scope="col">Secret</th>
-                <th scope="col">Authorized</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((client) => (
-                <tr key={client.clientId}>
-                  <th scope="row">
-                    {client.name}
-                    <div class="mono hint id">{client.clientId}</div>
-                  </th>
-                  <td>{client.permissions.map((p) => PERMISSION_INFO[p].label).join(', ')}</td>
-                  <td>
-                    {client.secretExpired ? (
-                      <span class="badge warning">expired {formatRelative(client.secretExpiresAt)}</span>
-                    ) : (
-                      <span>expires {formatRelative(client.secretExpiresAt)}</span>
-                    )}
-                    <div class="hint">{formatTime(client.secretExpiresAt)}</div>
-                  </td>
-                  <td class="nowrap">{formatDate(client.createdAt)}</td>
-                  <RowActions
-                    actions={[
-                      {
-                        label: 'Permissions',
-                        name: `Change permissions of ${client.name}`,
-                        onClick: () => setModal({ kind: 'permissions', client }),
-                      },
-                      {
-                        label: 'New secret',
-                        name: `Generate a new secret for ${client.name}`,
-                        onClick: () => setModal({ kind: 'secret', client }),
-                      },
-                      {
-                        label: 'Revoke',
-                        name: `Revoke ${client.name}`,
-                        danger: true,
-                        onClick: () => setModal({ kind: 'revoke', client }),
-                      },
-                    ]}
-                  />
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable caption="Authorized applications" columns={['Name', 'Permissions', 'Secret', 'Authorized']} actions>
+          {list.map((client) => (
+            <tr key={client.clientId}>
+              <th scope="row">
+                {client.name}
+                <div class="mono hint id">{client.clientId}</div>
+              </th>
+              <td>{client.permissions.map((p) => PERMISSION_INFO[p].label).join(', ')}</td>
+              <td>
+                {client.secretExpired ? (
+                  <span class="badge warning">expired {formatRelative(client.secretExpiresAt)}</span>
+                ) : (
+                  <span>expires {formatRelative(client.secretExpiresAt)}</span>
+                )}
+                <div class="hint">{formatTime(client.secretExpiresAt)}</div>
+              </td>
+              <td class="nowrap">{formatDate(client.createdAt)}</td>
+              <RowActions
+                actions={[
+                  {
+                    label: 'Permissions',
+                    name: `Change permissions of ${client.name}`,
+                    onClick: () => setModal({ kind: 'permissions', client }),
+                  },
+                  {
+                    label: 'New secret',
+                    name: `Generate a new secret for ${client.name}`,
+                    onClick: () => setModal({ kind: 'secret', client }),
+                  },
+                  {
+                    label: 'Revoke',
+                    name: `Revoke ${client.name}`,
+                    danger: true,
+                    onClick: () => setModal({ kind: 'revoke', client }),
+                  },
+                ]}
+              />
+            </tr>
+          ))}
+        </DataTable>
       ) : null}
 
       {modal?.kind === 'add' ? (

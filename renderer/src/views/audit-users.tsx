@@ -6,6 +6,7 @@ import { useState } from 'preact/hooks';
 import { AUDIT_ROLE_INFO, AUDIT_USER_ROLES, type AuditUserSummary } from '../../../shared/console-api.js';
 import { api, errorField, errorText } from '../api-client.js';
 import { CheckList } from '../components/check-list.js';
+import { DataTable } from '../components/data-table.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { Dialog } from '../components/dialog.js';
 import { FormButtons } from '../components/form-buttons.js';
@@ -205,52 +206,36 @@ export function AuditUsersPage() {
       <ErrorMessage error={users.error} prefix="The audit users could not be read" />
       {users.data && list.length === 0 ? <p>There is no audit user yet: nobody can use the audit API.</p> : null}
       {list.length > 0 ? (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Audit users</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Roles</th>
-                <th scope="col">Added</th>
-                <th scope="col">Password changed</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((user) => (
-                <tr key={user.name}>
-                  <th scope="row">{user.name}</th>
-                  <td>{user.roles.join(', ')}</td>
-                  <td class="nowrap">{formatDate(user.createdAt)}</td>
-                  <td class="nowrap">{formatDate(user.passwordChangedAt)}</td>
-                  <RowActions
-                    actions={[
-                      {
-                        label: 'Roles',
-                        name: `Change roles of ${user.name}`,
-                        onClick: () => setModal({ kind: 'roles', user }),
-                      },
-                      {
-                        label: 'Password',
-                        name: `Change password of ${user.name}`,
-                        onClick: () => setModal({ kind: 'password', user }),
-                      },
-                      {
-                        label: 'Remove',
-                        name: `Remove ${user.name}`,
-                        danger: true,
-                        onClick: () => setModal({ kind: 'remove', user }),
-                      },
-                    ]}
-                  />
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable caption="Audit users" columns={['Name', 'Roles', 'Added', 'Password changed']} actions>
+          {list.map((user) => (
+            <tr key={user.name}>
+              <th scope="row">{user.name}</th>
+              <td>{user.roles.join(', ')}</td>
+              <td class="nowrap">{formatDate(user.createdAt)}</td>
+              <td class="nowrap">{formatDate(user.passwordChangedAt)}</td>
+              <RowActions
+                actions={[
+                  {
+                    label: 'Roles',
+                    name: `Change roles of ${user.name}`,
+                    onClick: () => setModal({ kind: 'roles', user }),
+                  },
+                  {
+                    label: 'Password',
+                    name: `Change password of ${user.name}`,
+                    onClick: () => setModal({ kind: 'password', user }),
+                  },
+                  {
+                    label: 'Remove',
+                    name: `Remove ${user.name}`,
+                    danger: true,
+                    onClick: () => setModal({ kind: 'remove', user }),
+                  },
+                ]}
+              />
+            </tr>
+          ))}
+        </DataTable>
       ) : null}
       {modal?.kind === 'add' ? (
         <AddDialog onClose={close} onAdded={(name) => void done(`“${name}” is added.`)} />

@@ -7,6 +7,7 @@ import { useState } from 'preact/hooks';
 import type { DomainRequest, DomainSummary, DomainTestResult } from '../../../shared/console-api.js';
 import { api, errorField, errorText } from '../api-client.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { DataTable } from '../components/data-table.js';
 import { Dialog } from '../components/dialog.js';
 import { FormButtons } from '../components/form-buttons.js';
 import { ErrorMessage } from '../components/error-message.js';
@@ -180,72 +181,54 @@ export function DomainsPage() {
       <ErrorMessage error={rowAction.error} prefix="The domain could not be changed" />
       {domains.data && list.length === 0 ? <p>No domain yet.</p> : null}
       {list.length > 0 ? (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Domains</caption>
-            <thead>
-              <tr>
-                <th scope="col">Domain</th>
-                <th scope="col">Server</th>
-                <th scope="col">Status</th>
-                <th scope="col">Policies</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((domain) => (
-                <tr key={domain.id}>
-                  <th scope="row">
-                    {domain.name} <span class="hint">({domain.id})</span>
-                  </th>
-                  <td>
-                    {domain.ldapServer}
-                    <br />
-                    <span class="hint">{domain.userName}</span>
-                  </td>
-                  <td>
-                    {domain.isEnabled ? <StatusBadge status={domain.status} /> : <span class="badge">Disabled</span>}
-                    {tests[domain.id] ? <p class="hint">{tests[domain.id]!.details}</p> : null}
-                  </td>
-                  <td>
-                    {domain.policies.length === 0
-                      ? 'None'
-                      : domain.policies
-                          .map(
-                            (p) => `${p.name}${p.isChanges ? '' : ' (not Changes)'}${p.isEnabled ? '' : ' (disabled)'}`,
-                          )
-                          .join(', ')}
-                  </td>
-                  <RowActions
-                    actions={[
-                      {
-                        label: 'Test connection',
-                        name: `Test connection to ${domain.name}`,
-                        disabled: rowAction.busy,
-                        onClick: () => void test(domain),
-                      },
-                      {
-                        label: domain.isEnabled ? 'Disable' : 'Enable',
-                        name: `${domain.isEnabled ? 'Disable' : 'Enable'} ${domain.name}`,
-                        disabled: rowAction.busy,
-                        onClick: () => void toggle(domain),
-                      },
-                      { label: 'Edit', name: `Edit ${domain.name}`, onClick: () => setModal({ kind: 'edit', domain }) },
-                      {
-                        label: 'Remove',
-                        name: `Remove ${domain.name}`,
-                        danger: true,
-                        onClick: () => setModal({ kind: 'remove', domain }),
-                      },
-                    ]}
-                  />
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable caption="Domains" columns={['Domain', 'Server', 'Status', 'Policies']} actions>
+          {list.map((domain) => (
+            <tr key={domain.id}>
+              <th scope="row">
+                {domain.name} <span class="hint">({domain.id})</span>
+              </th>
+              <td>
+                {domain.ldapServer}
+                <br />
+                <span class="hint">{domain.userName}</span>
+              </td>
+              <td>
+                {domain.isEnabled ? <StatusBadge status={domain.status} /> : <span class="badge">Disabled</span>}
+                {tests[domain.id] ? <p class="hint">{tests[domain.id]!.details}</p> : null}
+              </td>
+              <td>
+                {domain.policies.length === 0
+                  ? 'None'
+                  : domain.policies
+                      .map((p) => `${p.name}${p.isChanges ? '' : ' (not Changes)'}${p.isEnabled ? '' : ' (disabled)'}`)
+                      .join(', ')}
+              </td>
+              <RowActions
+                actions={[
+                  {
+                    label: 'Test connection',
+                    name: `Test connection to ${domain.name}`,
+                    disabled: rowAction.busy,
+                    onClick: () => void test(domain),
+                  },
+                  {
+                    label: domain.isEnabled ? 'Disable' : 'Enable',
+                    name: `${domain.isEnabled ? 'Disable' : 'Enable'} ${domain.name}`,
+                    disabled: rowAction.busy,
+                    onClick: () => void toggle(domain),
+                  },
+                  { label: 'Edit', name: `Edit ${domain.name}`, onClick: () => setModal({ kind: 'edit', domain }) },
+                  {
+                    label: 'Remove',
+                    name: `Remove ${domain.name}`,
+                    danger: true,
+                    onClick: () => setModal({ kind: 'remove', domain }),
+                  },
+                ]}
+              />
+            </tr>
+          ))}
+        </DataTable>
       ) : null}
       {modal?.kind === 'edit' ? (
         <EditDialog domain={modal.domain} onClose={close} onSaved={(name) => void done(`${name} is saved.`)} />

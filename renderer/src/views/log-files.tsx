@@ -6,6 +6,7 @@ import { useState } from 'preact/hooks';
 import type { LogFileView } from '../../../shared/console-api.js';
 import { api } from '../api-client.js';
 import { ErrorMessage } from '../components/error-message.js';
+import { DataTable } from '../components/data-table.js';
 import { Page } from '../components/page.js';
 import { formatSize, formatSpan, formatTime } from '../format.js';
 import { useResource } from '../use-resource.js';
@@ -53,61 +54,47 @@ export function LogFilesPage() {
         <p>No log file yet: files appear with the first recorded activity.</p>
       ) : null}
       {files.data && files.data.length > 0 ? (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Log files</caption>
-            <thead>
-              <tr>
-                <th scope="col">File</th>
-                <th scope="col">Activity</th>
-                <th scope="col" class="number">
-                  Size
-                </th>
-                <th scope="col">Last written</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {files.data.map((file) => (
-                <tr key={file.id}>
-                  <th scope="row" class="mono">
-                    {file.id}
-                    {file.current ? <span class="badge ok">today</span> : null}
-                  </th>
-                  <td>{period(file)}</td>
-                  <td class="number">{formatSize(file.size)}</td>
-                  <td>{formatTime(file.updatedAt)}</td>
-                  <td class="row-actions">
-                    <button type="button" class="small" onClick={() => setOpen(file)} aria-label={`View ${file.id}`}>
-                      View
-                    </button>
-                    <a
-                      class="button secondary small"
-                      href={api.logDownloadUrl(file.id)}
-                      download={file.id}
-                      aria-label={`Download ${file.id}`}
-                    >
-                      Download
-                    </a>
-                    {file.sidecarId ? (
-                      <a
-                        class="button secondary small"
-                        href={api.logDownloadUrl(file.sidecarId)}
-                        download={file.sidecarId}
-                        aria-label={`Download the signatures of ${file.id}`}
-                        title="The sidecar with the chain and signatures of this file's lines (vigil verify --logs)"
-                      >
-                        Signatures
-                      </a>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="Log files"
+          columns={['File', 'Activity', { label: 'Size', numeric: true }, 'Last written']}
+          actions
+        >
+          {files.data.map((file) => (
+            <tr key={file.id}>
+              <th scope="row" class="mono">
+                {file.id}
+                {file.current ? <span class="badge ok">today</span> : null}
+              </th>
+              <td>{period(file)}</td>
+              <td class="number">{formatSize(file.size)}</td>
+              <td>{formatTime(file.updatedAt)}</td>
+              <td class="row-actions">
+                <button type="button" class="small" onClick={() => setOpen(file)} aria-label={`View ${file.id}`}>
+                  View
+                </button>
+                <a
+                  class="button secondary small"
+                  href={api.logDownloadUrl(file.id)}
+                  download={file.id}
+                  aria-label={`Download ${file.id}`}
+                >
+                  Download
+                </a>
+                {file.sidecarId ? (
+                  <a
+                    class="button secondary small"
+                    href={api.logDownloadUrl(file.sidecarId)}
+                    download={file.sidecarId}
+                    aria-label={`Download the signatures of ${file.id}`}
+                    title="The sidecar with the chain and signatures of this file's lines (vigil verify --logs)"
+                  >
+                    Signatures
+                  </a>
+                ) : null}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       ) : null}
     </Page>
   );

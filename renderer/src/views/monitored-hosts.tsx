@@ -8,6 +8,7 @@ import { useState } from 'preact/hooks';
 import type { HostView, OutputView } from '../../../shared/console-api.js';
 import { api, ConsoleApiError, errorText } from '../api-client.js';
 import { ErrorMessage } from '../components/error-message.js';
+import { DataTable } from '../components/data-table.js';
 import { RowActions } from '../components/row-actions.js';
 import { StatusBadge } from '../components/status-badge.js';
 import { formatCount, formatSize, formatTime } from '../format.js';
@@ -121,55 +122,40 @@ function OutputsOf({ outputs, onChanged }: { outputs: OutputView[]; onChanged: (
   if (outputs.length === 0) return <p>This host has no output: its activity is only in the audit database.</p>;
   return (
     <>
-      <div class="table-scroll">
-        <table class="compact">
-          <caption>Outputs</caption>
-          <thead>
-            <tr>
-              <th scope="col">Output</th>
-              <th scope="col">Status</th>
-              <th scope="col">Written</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {outputs.map((o) => (
-              <tr key={o.id}>
-                <td>
-                  {o.description}
-                  {o.enabled ? '' : ' (disabled)'}
-                </td>
-                <td>
-                  <StatusBadge status={o.status} />
-                </td>
-                <td>
-                  {formatCount(o.reportedCount)} records
-                  {o.type === 'LogFile'
-                    ? `, ${o.filesCount} ${o.filesCount === 1 ? 'file' : 'files'}, ${formatSize(o.filesSize)}`
-                    : ''}
-                  {o.droppedCount > 0 ? `, ${formatCount(o.droppedCount)} not written` : ''}
-                </td>
-                <RowActions
-                  actions={[
-                    {
-                      label: o.enabled ? 'Disable' : 'Enable',
-                      name: `${o.enabled ? 'Disable' : 'Enable'} output ${o.description}`,
-                      disabled: change.busy,
-                      onClick: () =>
-                        void change.run(
-                          () => api.setOutputEnabled(o.id, !o.enabled),
-                          `${o.description}: ${o.enabled ? 'disabled, nothing is written there now' : 'enabled'}.`,
-                        ),
-                    },
-                  ]}
-                />
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable caption="Outputs" columns={['Output', 'Status', 'Written']} actions variant="compact" showCaption>
+        {outputs.map((o) => (
+          <tr key={o.id}>
+            <td>
+              {o.description}
+              {o.enabled ? '' : ' (disabled)'}
+            </td>
+            <td>
+              <StatusBadge status={o.status} />
+            </td>
+            <td>
+              {formatCount(o.reportedCount)} records
+              {o.type === 'LogFile'
+                ? `, ${o.filesCount} ${o.filesCount === 1 ? 'file' : 'files'}, ${formatSize(o.filesSize)}`
+                : ''}
+              {o.droppedCount > 0 ? `, ${formatCount(o.droppedCount)} not written` : ''}
+            </td>
+            <RowActions
+              actions={[
+                {
+                  label: o.enabled ? 'Disable' : 'Enable',
+                  name: `${o.enabled ? 'Disable' : 'Enable'} output ${o.description}`,
+                  disabled: change.busy,
+                  onClick: () =>
+                    void change.run(
+                      () => api.setOutputEnabled(o.id, !o.enabled),
+                      `${o.description}: ${o.enabled ? 'disabled, nothing is written there now' : 'enabled'}.`,
+                    ),
+                },
+              ]}
+            />
+          </tr>
+        ))}
+      </DataTable>
       <ErrorMessage error={change.error} prefix="The output was not changed" />
       <p role="status" class="notice">
         {change.notice}
