@@ -26,8 +26,25 @@ function requestOf(domain: DomainSummary): DomainRequest {
   return { name, ldapServer, userName, baseDn, pollingIntervalSeconds, tls, caFile, isEnabled, comment };
 }
 
+interface TextFieldSpec {
+  key: 'name' | 'ldapServer' | 'userName' | 'baseDn' | 'pollingIntervalSeconds' | 'caFile';
+  label: string;
+  hint?: string;
+  type?: 'number';
+}
+
+/** The form's text fields in order; the password (after the bind DN) and TLS have their own. */
+const TEXT_FIELDS: TextFieldSpec[] = [
+  { key: 'name', label: 'Domain name' },
+  { key: 'ldapServer', label: 'LDAP server', hint: 'ldaps://host:636 or ldap://host:389' },
+  { key: 'userName', label: 'Bind DN' },
+  { key: 'baseDn', label: 'Base DN', hint: 'Empty: the server’s default naming context.' },
+  { key: 'pollingIntervalSeconds', label: 'Polling interval (seconds)', type: 'number' },
+  { key: 'caFile', label: 'CA file to trust', hint: 'A PEM file; empty: the system’s CAs.' },
+];
+
 /** The fields that show the agent's refusal under themselves; any other goes above the buttons. */
-const FIELDS_WITH_ERRORS = ['name', 'ldapServer', 'userName', 'password', 'baseDn', 'pollingIntervalSeconds', 'caFile'];
+const FIELDS_WITH_ERRORS = [...TEXT_FIELDS.map((f) => f.key as string), 'password'];
 
 function EditDialog({
   domain,
@@ -55,6 +72,18 @@ function EditDialog({
   const field = errorField(action.error);
   const set = (key: keyof DomainRequest) => (value: string) => setForm({ ...form, [key]: value });
   const fieldError = (name: string): string | undefined => (field === name ? errorText(action.error) : undefined);
+  const textField = ({ key, label, hint, type }: TextFieldSpec) => (
+    <TextField
+      key={key}
+      id={`domain-${key}`}
+      label={label}
+      value={String(form[key] ?? '')}
+      onInput={set(key)}
+      error={fieldError(key)}
+      {...(type ? { type } : {})}
+      {...(hint ? { hint } : {})}
+    />
+  );
   const submit = async (event: Event): Promise<void> => {
     event.preventDefault();
     const body: DomainRequest = { ...form, pollingIntervalSeconds: Number(form.pollingIntervalSeconds) };
@@ -67,28 +96,7 @@ function EditDialog({
   return (
     <Dialog title={domain ? `Domain “${domain.name}”` : 'Add a domain'} onClose={onClose} wide>
       <form onSubmit={submit} noValidate>
-        <TextField
-          id="domain-name"
-          label="Domain name"
-          value={form.name}
-          onInput={set('name')}
-          error={fieldError('name')}
-        />
-        <TextField
-          id="domain-server"
-          label="LDAP server"
-          value={form.ldapServer}
-          onInput={set('ldapServer')}
-          error={fieldError('ldapServer')}
-          hint="ldaps://host:636 or ldap://host:389"
-        />
-        <TextField
-          id="domain-user"
-          label="Bind DN"
-          value={form.userName}
-          onInput={set('userName')}
-          error={fieldError('userName')}
-        />
+        {TEXT_FIELDS.slice(0, 3).map(textField)}
         <TextField
           id="domain-password"
           label="Password"
@@ -98,22 +106,7 @@ function EditDialog({
           error={fieldError('password')}
           {...(domain ? { hint: 'Leave empty to keep the stored password.' } : {})}
         />
-        <TextField
-          id="domain-base"
-          label="Base DN"
-          value={form.baseDn ?? ''}
-          onInput={set('baseDn')}
-          error={fieldError('baseDn')}
-          hint="Empty: the server’s default naming context."
-        />
-        <TextField
-          id="domain-interval"
-          label="Polling interval (seconds)"
-          type="number"
-          value={String(form.pollingIntervalSeconds ?? 5)}
-          onInput={set('pollingIntervalSeconds')}
-          error={fieldError('pollingIntervalSeconds')}
-        />
+        {TEXT_FIELDS.slice(3, 5).map(textField)}
         <label for="domain-tls">TLS on ldap://</label>
         <select
           id="domain-tls"
@@ -125,14 +118,7 @@ function EditDialog({
           <option value="starttls">StartTLS (required)</option>
           <option value="none">None: read and bind in clear text</option>
         </select>
-        <TextField
-          id="domain-ca"
-          label="CA file to trust"
-          value={form.caFile ?? ''}
-          onInput={set('caFile')}
-          error={fieldError('caFile')}
-          hint="A PEM file; empty: the system’s CAs."
-        />
+        {TEXT_FIELDS.slice(5).map(textField)}
         {FIELDS_WITH_ERRORS.includes(field ?? '') ? null : <ErrorMessage error={action.error} />}
         <FormButtons submit={domain ? 'Save' : 'Add domain'} onCancel={onClose} busy={action.busy} />
       </form>
