@@ -207,11 +207,15 @@ export interface AddFolderRequest {
   path: string;
 }
 
-/** `GET /api/outputs`: where each host's activity goes. */
+/** `GET /api/outputs`: where each host's and each directory domain's activity goes. */
 export interface OutputView {
   id: string;
-  hostId: string;
-  hostName: string;
+  /** The host whose file activity it writes, or null for a domain's output. */
+  hostId: string | null;
+  /** The directory domain whose records it writes, or null for a host's output. */
+  domainId: string | null;
+  /** The host's or the domain's name. */
+  ownerName: string;
   type: 'LogFile' | 'Syslog';
   enabled: boolean;
   /** One line: "TSV log files, kept 10 days" or "syslog to siem:514 over TCP". */

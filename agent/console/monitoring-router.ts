@@ -144,8 +144,7 @@ export function buildMonitoringRouter(deps: MonitoringRouterDeps): ConsoleRoutes
       const actor = consoleAuth(ctx).actor;
       const id = pathParam(ctx, 'outputId');
       const enabled = await enabledBody(ctx);
-      // The console lists host outputs only (domain outputs belong to the agent API).
-      if (!deps.settings.current.outputs.some((o) => o.id === id)) {
+      if (!outputViews(deps.settings.current, deps.status).some((o) => o.id === id)) {
         throw new ApiError(404, 'not_found', `there is no output with id "${id}"`, { field: 'id' });
       }
       await viaService(() => deps.outputs.setEnabled(id, enabled, actor));

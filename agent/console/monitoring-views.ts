@@ -5,7 +5,7 @@
  */
 import type { HostView, MonitoringView, OutputView, RuntimeStatusView } from '../../shared/console-api.js';
 import type { Settings } from '../config/settings-schema.js';
-import type { OutputSettings } from '../config/monitoring-schema.js';
+import type { DomainOutputSettings, OutputSettings } from '../config/monitoring-schema.js';
 import type { MonitoringControl } from '../monitor/monitoring-control.js';
 import type { StatusItem, StatusRegistry } from '../status/status-registry.js';
 
@@ -31,7 +31,7 @@ export function hostViews(settings: Readonly<Settings>, status: StatusRegistry):
   });
 }
 
-export function describeOutput(output: OutputSettings): string {
+export function describeOutput(output: OutputSettings | DomainOutputSettings): string {
   if (output.type === 'Syslog' && output.syslog) {
     return `syslog to ${output.syslog.server} over ${output.syslog.protocol}`;
   }
@@ -41,15 +41,32 @@ export function describeOutput(output: OutputSettings): string {
   return `${options.format === 'Json' ? 'JSON' : 'TSV'} log files, kept ${days}${options.zipClosedFiles ? ', closed days zipped' : ''}`;
 }
 
+/** The hosts' outputs, then the directory domains'. */
 export function outputViews(settings: Readonly<Settings>, status: StatusRegistry): OutputView[] {
   const hostNames = new Map(settings.hosts.map((h) => [h.id, h.host]));
-  return settings.outputs.map((output) => {
+  const domainNames = new Map(settings.domains.map((d) => [d.id, d.name]));
+  const owned = [
+    ...settings.outputs.map((output) => ({
+      output,
+      hostId: output.hostId,
+      domainId: null,
+      ownerName: hostNames.get(output.hostId) ?? output.hostId,
+    })),
+    ...settings.domainOutputs.map((output) => ({
+      output,
+      hostId: null,
+      domainId: output.domainId,
+      ownerName: domainNames.get(output.domainId) ?? output.domainId,
+    })),
+  ];
+  return owned.map(({ output, hostId, domainId, ownerName }) => {
     const runtime = status.output(output.id);
     const stats = runtime?.stats;
     return {
       id: output.id,
-      hostId: output.hostId,
-      hostName: hostNames.get(output.hostId) ?? output.hostId,
+      hostId,
+      domainId,
+      ownerName,
       type: output.type,
       enabled: output.isEnabled,
       description: describeOutput(output),

@@ -170,7 +170,8 @@ describe('GET /api/hosts and /api/outputs', () => {
     expect(outputs[0]).toMatchObject({
       id: settings.outputs[0]!.id,
       hostId: hosts[0]!.id,
-      hostName: hosts[0]!.name,
+      domainId: null,
+      ownerName: hosts[0]!.name,
       type: 'LogFile',
       enabled: true,
       description: 'TSV log files, kept 10 days, closed days zipped',

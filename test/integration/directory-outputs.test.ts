@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LogFileView, LogLinesResponse } from '../../shared/console-api.js';
+import type { LogFileView, LogLinesResponse, OutputView } from '../../shared/console-api.js';
 import { utcDay } from '../../agent/outputs/log-file-names.js';
 import { runVigil } from '../helpers/cli.js';
 import { consoleRequest, withToken } from '../helpers/console-client.js';
@@ -171,8 +171,17 @@ describe.skipIf(missing !== null)('domain outputs', () => {
     });
   });
 
-  it("shows the file in the console's log file list and viewer", async () => {
+  it("offers the domain's outputs in the console and shows the file in its log file list and viewer", async () => {
     const get = (p: string) => consoleRequest(agent, { path: p, headers: withToken(agent) });
+    const outputs = JSON.parse((await get('/api/outputs')).text) as OutputView[];
+    expect(outputs.find((o) => o.id === ids.tsv)).toMatchObject({
+      hostId: null,
+      domainId,
+      ownerName: agent.settings.current.domains.find((d) => d.id === domainId)!.name,
+      type: 'LogFile',
+      enabled: true,
+      reportedCount: 4,
+    });
     const files = JSON.parse((await get(`/api/log-files?outputId=${ids.tsv}`)).text) as LogFileView[];
     expect(files).toEqual([expect.objectContaining({ id: tsvName, outputId: ids.tsv, current: true })]);
     const res = await get(`/api/log-files/${encodeURIComponent(tsvName)}/lines?from=0&count=10`);

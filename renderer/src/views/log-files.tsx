@@ -44,7 +44,7 @@ export function LogFilesPage() {
           <option value="">All log files</option>
           {logOutputs.map((o) => (
             <option key={o.id} value={o.id}>
-              {o.hostName}: {o.description}
+              {o.ownerName}: {o.description}
             </option>
           ))}
         </select>
