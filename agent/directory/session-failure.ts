@@ -61,6 +61,11 @@ function tlsReason(error: TlsError): string {
   return error.reason ?? error.message.split('\n')[0]!;
 }
 
+/** An error of the TLS layer itself (not of the certificate, not of the socket below). */
+function isTlsError(error: TlsError): boolean {
+  return /^ERR_SSL|^ERR_TLS/.test(error.code ?? '') || /\bTLS\b|\bSSL\b/.test(error.message);
+}
+
 /** Words for a failure below LDAP (the socket, TLS), or of a server that does not speak LDAP. */
 export function transportFailure(
   error: TlsError,
@@ -78,7 +83,7 @@ export function transportFailure(
       `${server} did not answer the TLS handshake with TLS (${tlsReason(error)}): is it an ldap:// port? Those use StartTLS`,
     );
   }
-  if (/^ERR_SSL|^ERR_TLS/.test(code) || /\bTLS\b|\bSSL\b/.test(error.message)) {
+  if (isTlsError(error)) {
     return new SessionError('tls', `the TLS connection to ${server} failed: ${tlsReason(error)}`);
   }
   if (reply.notLdap !== null) {
@@ -107,10 +112,7 @@ export function startTlsFailure(
 ): SessionError {
   const certificate = certificateProblem(error, host, caFile);
   if (certificate !== null) return new SessionError('tls', `StartTLS with ${server} failed: ${certificate}`);
-  const code = error.code ?? '';
-  if (/^ERR_SSL|^ERR_TLS/.test(code) || /\bTLS\b|\bSSL\b/.test(error.message)) {
-    return new SessionError('tls', `StartTLS with ${server} failed: ${tlsReason(error)}`);
-  }
+  if (isTlsError(error)) return new SessionError('tls', `StartTLS with ${server} failed: ${tlsReason(error)}`);
   return transportFailure(error, server, host, caFile, reply);
 }
 
