@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { NewActivityRecord } from '../../shared/activity-record.js';
 import type { ActivitySearchResponse } from '../../shared/console-api.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
-import { launchChromium, screenshot } from '../helpers/browser.js';
+import { launchChromium, signInConsole, screenshot } from '../helpers/browser.js';
 import { consoleRequest, withToken } from '../helpers/console-client.js';
 import { ensureRendererBuilt } from '../helpers/renderer-build.js';
 
@@ -78,9 +78,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 800, height: 600 } });
   page.on('pageerror', (error) => pageErrors.push(error.message));
-  const link = await consoleRequest(agent, { method: 'POST', path: '/api/login-links', headers: withToken(agent) });
-  await page.goto(String(link.json?.['url']));
-  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+  await signInConsole(page, agent);
 });
 
 afterAll(async () => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { formatWhen } from '../../shared/activity-record.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
-import { launchChromium, screenshot } from '../helpers/browser.js';
+import { launchChromium, signInConsole, screenshot } from '../helpers/browser.js';
 import { consoleRequest, withToken } from '../helpers/console-client.js';
 import { ensureRendererBuilt } from '../helpers/renderer-build.js';
 
@@ -60,9 +60,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   page.on('pageerror', (error) => pageErrors.push(error.message));
-  const link = await consoleRequest(agent, { method: 'POST', path: '/api/login-links', headers: withToken(agent) });
-  await page.goto(String(link.json?.['url']));
-  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+  await signInConsole(page, agent);
 });
 
 afterAll(async () => {

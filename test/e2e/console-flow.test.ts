@@ -13,8 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { TestAgent } from '../helpers/test-agent.js';
 import { startTestAgent } from '../helpers/test-agent.js';
-import { launchChromium, screenshot } from '../helpers/browser.js';
-import { consoleRequest, withToken } from '../helpers/console-client.js';
+import { launchChromium, screenshot, signInConsole } from '../helpers/browser.js';
 import { apiRequest, bearer, tokenRequest } from '../helpers/api-client.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { monitorFolders, TEST_TIMINGS } from '../helpers/activity.js';
@@ -30,13 +29,6 @@ let page: Page;
 let watched: string;
 const dialogs: string[] = [];
 const pageErrors: string[] = [];
-
-async function signIn(target: Page): Promise<void> {
-  const link = await consoleRequest(agent, { method: 'POST', path: '/api/login-links', headers: withToken(agent) });
-  expect(link.status).toBe(201);
-  await target.goto(String(link.json?.['url']));
-  await target.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
-}
 
 function watch(target: Page): void {
   // Any JavaScript dialog means activity data ran as code: the XSS check fails the test.
@@ -64,7 +56,7 @@ beforeAll(async () => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
   page = await context.newPage();
   watch(page);
-  await signIn(page);
+  await signInConsole(page, agent);
 });
 
 afterAll(async () => {
@@ -345,7 +337,7 @@ describe('console end to end', () => {
     const small = await context.newPage();
     watch(small);
     await small.setViewportSize({ width: 800, height: 600 });
-    await signIn(small);
+    await signInConsole(small, agent);
     for (const [label, name] of [
       ['Overview', 'overview'],
       ['Applications', 'applications'],

@@ -4,8 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, screenshot } from '../helpers/browser.js';
-import { consoleRequest, withToken } from '../helpers/console-client.js';
+import { launchChromium, signInConsole, screenshot } from '../helpers/browser.js';
 import { changesPolicyXml } from '../helpers/directory.js';
 import { ensureRendererBuilt } from '../helpers/renderer-build.js';
 import { READER_DN, READER_PASSWORD, SUFFIX, SlapdServer, slapdMissing } from '../helpers/slapd-server.js';
@@ -25,9 +24,7 @@ describe.skipIf(missing !== null)('console Domains page', () => {
     agent = await startTestAgent();
     browser = await launchChromium();
     page = await browser.newPage();
-    const link = await consoleRequest(agent, { method: 'POST', path: '/api/login-links', headers: withToken(agent) });
-    await page.goto(String(link.json?.['url']));
-    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await signInConsole(page, agent);
   }, 120_000);
 
   afterAll(async () => {

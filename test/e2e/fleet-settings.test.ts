@@ -5,8 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, screenshot } from '../helpers/browser.js';
-import { consoleRequest, withToken } from '../helpers/console-client.js';
+import { launchChromium, signInConsole, screenshot } from '../helpers/browser.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { ensureRendererBuilt } from '../helpers/renderer-build.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
@@ -25,9 +24,7 @@ describe('console fleet section', () => {
     agent = await startTestAgent({ fleet: FAST });
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 800, height: 600 } });
-    const link = await consoleRequest(agent, { method: 'POST', path: '/api/login-links', headers: withToken(agent) });
-    await page.goto(String(link.json?.['url']));
-    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await signInConsole(page, agent);
   }, 120_000);
 
   afterAll(async () => {

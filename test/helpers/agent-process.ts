@@ -9,11 +9,10 @@ import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
-import { REPO_ROOT } from './cli.js';
+import { FREE_PORTS, REPO_ROOT } from './cli.js';
 import { makeTempDir } from './temp-dir.js';
 
 const ENTRY = path.join(REPO_ROOT, 'bin', 'vigil.js');
-const FREE_PORTS = ['--api-port', '0', '--audit-port', '0', '--console-port', '0'];
 
 export interface HttpResult {
   status: number;

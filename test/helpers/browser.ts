@@ -6,6 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { REPO_ROOT } from './cli.js';
+import { consoleRequest, withToken } from './console-client.js';
+import type { TestAgent } from './test-agent.js';
 
 export const CHROMIUM_PATH = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
@@ -34,4 +36,15 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const file = path.join(SCREENSHOT_DIR, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
   return file;
+}
+
+/**
+ * Signs `page` in to the agent's console as an operator does — a one-time login link asked for
+ * with the console token — and waits for the Overview.
+ */
+export async function signInConsole(page: Page, agent: TestAgent): Promise<void> {
+  const link = await consoleRequest(agent, { method: 'POST', path: '/api/login-links', headers: withToken(agent) });
+  if (link.status !== 201) throw new Error(`no login link: ${link.status} ${link.text}`);
+  await page.goto(String(link.json?.['url']));
+  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
 }

@@ -23,6 +23,14 @@ export function spawnVigil(args: string[], env: NodeJS.ProcessEnv = {}): ChildPr
   });
 }
 
+/** The agent's three listeners on ports the system picks. */
+export const FREE_PORTS = ['--api-port', '0', '--audit-port', '0', '--console-port', '0'];
+
+/** `vigil agent` on `dataDir` with its listeners on free ports. */
+export function spawnAgentOnFreePorts(dataDir: string, env: NodeJS.ProcessEnv = {}): ChildProcessWithoutNullStreams {
+  return spawnVigil(['agent', '--data-dir', dataDir, ...FREE_PORTS], env);
+}
+
 let home: string | null = null;
 function emptyHome(): string {
   home ??= makeTempDir('vigil-home-');

@@ -3,16 +3,14 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { collect, runVigil, spawnVigil, waitForReady } from '../helpers/cli.js';
+import { collect, FREE_PORTS, runVigil, spawnAgentOnFreePorts, spawnVigil, waitForReady } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { handshake } from '../helpers/tls-probe.js';
-
-const FREE_PORTS = ['--api-port', '0', '--audit-port', '0', '--console-port', '0'];
 
 describe('vigil agent', () => {
   it('prints one ready line once every listener accepts, logs on stderr, and stops cleanly on SIGTERM', async () => {
     const dataDir = makeTempDir();
-    const child = spawnVigil(['agent', '--data-dir', dataDir, ...FREE_PORTS]);
+    const child = spawnAgentOnFreePorts(dataDir);
     const finished = collect(child, 30_000);
     const ready = await waitForReady(child);
     expect(Object.keys(ready)).toEqual(['event', 'apiUrl', 'auditUrl', 'consoleUrl', 'certificateSha256']);
@@ -110,7 +108,7 @@ describe('vigil agent', () => {
 
   it('refuses a second agent on the same data dir', async () => {
     const dataDir = makeTempDir();
-    const first = spawnVigil(['agent', '--data-dir', dataDir, ...FREE_PORTS]);
+    const first = spawnAgentOnFreePorts(dataDir);
     const finished = collect(first, 30_000);
     await waitForReady(first);
     const second = await runVigil(['agent', '--data-dir', dataDir, ...FREE_PORTS]);

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import https from 'node:https';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collect, runVigil, spawnVigil, waitForReady } from '../helpers/cli.js';
+import { collect, runVigil, spawnAgentOnFreePorts, spawnVigil, waitForReady } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
 /** A request to the agent API of a child-process agent, trusting its certificate file. */
@@ -48,8 +48,6 @@ function token(
     body: new URLSearchParams({ grant_type: 'client_credentials', client_id: id, client_secret: secret }).toString(),
   });
 }
-
-const FREE_PORTS = ['--api-port', '0', '--audit-port', '0', '--console-port', '0'];
 
 describe('vigil client without a running agent', () => {
   const dataDir = makeTempDir();
@@ -131,7 +129,7 @@ describe('vigil client with a running agent', () => {
     // A client added before the agent starts is picked up by it.
     const early = await vigil('client', 'add', '--name', 'early', '--permission', 'read');
     expect(early.code).toBe(0);
-    agent = spawnVigil(['agent', '--data-dir', dataDir, ...FREE_PORTS]);
+    agent = spawnAgentOnFreePorts(dataDir);
     finished = collect(agent, 60_000);
     apiUrl = (await waitForReady(agent))['apiUrl']!;
     const out = JSON.parse(early.stdout) as Record<string, string>;

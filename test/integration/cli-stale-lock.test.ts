@@ -10,7 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runVigil, spawnVigil, waitForReady } from '../helpers/cli.js';
+import { runVigil, spawnAgentOnFreePorts, spawnVigil, waitForReady } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
 interface Seen {
@@ -92,17 +92,7 @@ describe.runIf(process.platform !== 'win32')('a stale agent.lock', () => {
 
   it('with the real agent on the lock, the command goes through (the console proves itself)', async () => {
     const dataDir = path.join(makeTempDir(), 'data');
-    const agent = spawnVigil([
-      'agent',
-      '--data-dir',
-      dataDir,
-      '--api-port',
-      '0',
-      '--audit-port',
-      '0',
-      '--console-port',
-      '0',
-    ]);
+    const agent = spawnAgentOnFreePorts(dataDir);
     started.push({ stop: () => agent.kill('SIGKILL') });
     await waitForReady(agent);
     const result = await addUser(dataDir);

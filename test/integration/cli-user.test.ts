@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runVigil, spawnVigil, waitForReady } from '../helpers/cli.js';
+import { runVigil, spawnAgentOnFreePorts, waitForReady } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 import { AuditClient } from '../helpers/audit-client.js';
@@ -105,17 +105,7 @@ describe('vigil user (no agent running)', () => {
 describe('vigil user (agent running)', () => {
   it('goes through the console API: the change applies at once and is recorded as the CLI', async () => {
     const dataDir = makeTempDir();
-    const agent = spawnVigil([
-      'agent',
-      '--data-dir',
-      dataDir,
-      '--api-port',
-      '0',
-      '--audit-port',
-      '0',
-      '--console-port',
-      '0',
-    ]);
+    const agent = spawnAgentOnFreePorts(dataDir);
     try {
       const ready = await waitForReady(agent);
       const add = await runVigil(

@@ -1,7 +1,7 @@
 /** Notification texts for real agent failures, and the throttle that keeps them rare. */
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { spawnVigil, waitForReady } from '../helpers/cli.js';
+import { spawnAgentOnFreePorts, waitForReady } from '../helpers/cli.js';
 import { startTestAgent } from '../helpers/test-agent.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { NotificationThrottle, issueNotification, startFailureNotification } from '../../main/notifications.js';
@@ -31,17 +31,7 @@ describe('notifications for agent errors', () => {
 
   it('a headless agent already on the data folder: says which process', async () => {
     const dataDir = makeTempDir();
-    const headless = spawnVigil([
-      'agent',
-      '--data-dir',
-      dataDir,
-      '--api-port',
-      '0',
-      '--audit-port',
-      '0',
-      '--console-port',
-      '0',
-    ]);
+    const headless = spawnAgentOnFreePorts(dataDir);
     try {
       await waitForReady(headless);
       const error = await startFailure(() => startTestAgent({ dataDir }));
