@@ -31,6 +31,8 @@ export interface NativeWatchStats {
   unresolvedPaths: number;
   overflows: number;
   connectorOverruns: number;
+  /** Folders renamed or moved from a place the reader could no longer name (only cached paths with their old name are forgotten). */
+  movedFromUnknown: number;
   cachedProcesses: number;
   /** Whether the kernel's process events (exec/exit) feed the process cache. */
   processEvents: boolean;
