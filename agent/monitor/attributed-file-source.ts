@@ -81,8 +81,10 @@ export class AttributedFileSource implements ActivitySource {
     const native = this.watch.stats?.();
     const reader: Record<string, number> = {};
     if (native) {
-      const { eventsRead, unknownActors, unresolvedPaths, connectorOverruns, movedFromUnknown } = native;
-      Object.assign(reader, { eventsRead, unknownActors, unresolvedPaths, connectorOverruns, movedFromUnknown });
+      const { eventsRead, unknownActors, unresolvedPaths, connectorOverruns, connectorResyncs, movedFromUnknown } =
+        native;
+      Object.assign(reader, { eventsRead, unknownActors, unresolvedPaths, connectorOverruns, connectorResyncs });
+      Object.assign(reader, { movedFromUnknown });
     }
     return { attribution: 'process', counters: { ...inner.counters, ...this.counters, ...reader } };
   }

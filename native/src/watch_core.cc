@@ -362,6 +362,7 @@ void WatchCore::run() {
       lastPurge = now;
     }
     stats_.connectorOverruns = cache_.connectorOverruns();
+    stats_.connectorResyncs = cache_.resyncs();
     stats_.cachedProcesses = cache_.size();
   }
 }

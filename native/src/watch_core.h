@@ -44,6 +44,7 @@ struct WatchStats {
   std::atomic<uint64_t> unresolvedPaths{0};
   std::atomic<uint64_t> overflows{0};
   std::atomic<uint64_t> connectorOverruns{0};
+  std::atomic<uint64_t> connectorResyncs{0};
   // Folders renamed or moved from a place the reader could no longer name.
   std::atomic<uint64_t> movedFromUnknown{0};
   std::atomic<uint64_t> cachedProcesses{0};
