@@ -6,10 +6,12 @@
  * shell command. The reader is then behind the workload: folders are gone before their files'
  * events are read, and a folder is created while its files' events are still on their way.
  *
- * A load test (run alone, after the other test files): in the parallel suite, where the other
- * files start hundreds of processes on the same two cores, one run recorded 2,262 of 3,003
- * removals without an actor (docs/attribution.md, "Known limits"). Alone, the reader's pace is
- * the agent's own, which is what this test is about.
+ * In the parallel suite, where other test files start hundreds of processes and rename and
+ * delete folders in /tmp on the same filesystem, one run recorded 2,262 of 3,003 removals
+ * without an actor: a folder renamed out of a folder already gone made the reader forget every
+ * directory path it knew, so the files of the tree deleted meanwhile had no path
+ * (docs/attribution.md, "Known limits"). Should it fail again, the message carries the
+ * counters that say where actors were lost.
  */
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
