@@ -50,4 +50,21 @@ describe('early folder removals', () => {
       expired: 1,
     });
   });
+  it('waits for a folder inside that waits, and lets a whole tree go once every entry has its event', () => {
+    const tree = treeOf();
+    tree.set('/w/d/sub', entry(true, 5));
+    tree.set('/w/d/sub/c.txt', entry(false, 6));
+    const known = (...paths: string[]) => new Map(paths.map((p) => [p, tree.get(p)!] as const));
+    const deferred: string[] = [];
+    const defer = (p: string): number => deferred.push(p);
+    // sub's c.txt has no event yet: sub waits, and so does d, though its own files have theirs.
+    const partial = known('/w/d', '/w/d/a.txt', '/w/d/b.txt', '/w/d/sub');
+    const first = deferEarlyFolderRemovals(partial, new Map(), tree, new Map(), 0, defer);
+    expect(first.waiting.sort()).toEqual(['/w/d', '/w/d/sub']);
+    expect([...partial.keys()].sort()).toEqual(['/w/d/a.txt', '/w/d/b.txt']);
+    // Every entry of the tree has its event: nothing waits.
+    const whole = known('/w/d', '/w/d/a.txt', '/w/d/b.txt', '/w/d/sub', '/w/d/sub/c.txt');
+    expect(deferEarlyFolderRemovals(whole, new Map(), tree, new Map(), 0, defer)).toEqual({ waiting: [], expired: 0 });
+    expect(whole.size).toBe(5);
+  });
 });
