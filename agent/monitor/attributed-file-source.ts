@@ -21,7 +21,7 @@ import type { FolderWatchers, HintListener, WatchErrorListener } from './folder-
 
 export type AttributedFileSourceOptions = Omit<FileActivitySourceOptions, 'watchers' | 'actorOf'> & {
   /** Tests: another watch. */
-  watch?: (onEvents: (events: AttributedEvent[]) => void) => Pick<FanotifyWatch, 'start' | 'stop'>;
+  watch?: (onEvents: (events: AttributedEvent[]) => void) => WatchLike;
 };
 
 /** The folder watchers of FileActivitySource, standing in for a fanotify watch of the whole tree. */
@@ -37,17 +37,19 @@ function eventDrivenWatchers(): FolderWatchers {
   } as unknown as FolderWatchers;
 }
 
+type WatchLike = Pick<FanotifyWatch, 'start' | 'stop'> & Partial<Pick<FanotifyWatch, 'stats'>>;
+
 export class AttributedFileSource implements ActivitySource {
   readonly hostId: string;
   private readonly inner: FileActivitySource;
-  private readonly watch: Pick<FanotifyWatch, 'start' | 'stop'>;
+  private readonly watch: WatchLike;
   private readonly actors = new ActorMemory();
   private readonly matcher: CoverageMatcher;
   private onHint: HintListener = () => undefined;
   private onError: WatchErrorListener = () => undefined;
   private reads: Promise<void> = Promise.resolve();
   private stopped = false;
-  private readonly counters = { overflows: 0, unattributed: 0, reads: 0 };
+  private readonly counters = { overflows: 0, unattributed: 0, reads: 0, removedWithoutEvent: 0 };
 
   constructor(private readonly options: AttributedFileSourceOptions) {
     this.hostId = options.host.id;
@@ -76,7 +78,15 @@ export class AttributedFileSource implements ActivitySource {
 
   status(): ActivitySourceStatus {
     const inner = this.inner.status();
-    return { attribution: 'process', counters: { ...inner.counters, ...this.counters } };
+    const native = this.watch.stats?.();
+    const reader: Record<string, number> = {};
+    if (native) {
+      const { eventsRead, unknownActors, unresolvedPaths, connectorOverruns, connectorResyncs, movedFromUnknown } =
+        native;
+      Object.assign(reader, { eventsRead, unknownActors, unresolvedPaths, connectorOverruns, connectorResyncs });
+      Object.assign(reader, { movedFromUnknown });
+    }
+    return { attribution: 'process', counters: { ...inner.counters, ...this.counters, ...reader } };
   }
 
   /**
@@ -157,6 +167,7 @@ export class AttributedFileSource implements ActivitySource {
   private actorOf(change: Parameters<ActorMemory['actorOf']>[0]): Actor | undefined {
     const actor = this.actors.actorOf(change);
     if (actor && actor.who === null) this.countUnattributed(1);
+    if (!actor && change.action === 'Removed') this.counters.removedWithoutEvent++;
     return actor;
   }
 

@@ -5,14 +5,24 @@
  * folder's removal now would record those entries as removed by `unknown` (reconcile.ts), and
  * their events, arriving a moment later, would find nothing left to attribute. So the folder
  * waits for a later batch, up to `waitMs` after it was first hinted; what is still unreported
- * then is recorded without an actor, as before.
+ * then is recorded without an actor, and the folder is counted.
+ *
+ * The cost is linear in the batch: one pass counts the entries of `before` per parent folder;
+ * a gone folder is complete when that count equals the number of names the tree knows in it
+ * and each folder among them is complete too. A large tree removed over many batches is not
+ * listed again at each of them.
  */
+import path from 'node:path';
 import type { SnapshotEntry } from '../store/monitor-state.js';
 import type { FileTree } from './file-tree.js';
 
 export const EARLY_REMOVAL_WAIT_MS = 5_000;
 
-/** Takes such folders out of `before` and hands each to `defer`; returns them. */
+/**
+ * Takes such folders out of `before` and hands each to `defer` (with when it was first hinted).
+ * `waiting`: those folders; `expired`: how many waited `waitMs` and go through now, with
+ * entries whose events never came.
+ */
 export function deferEarlyFolderRemovals(
   before: Map<string, SnapshotEntry>,
   after: ReadonlyMap<string, SnapshotEntry>,
@@ -21,18 +31,45 @@ export function deferEarlyFolderRemovals(
   now: number,
   defer: (p: string, firstSeen: number) => void,
   waitMs = EARLY_REMOVAL_WAIT_MS,
-): string[] {
-  const waiting: string[] = [];
+): { waiting: string[]; expired: number } {
+  const gone: string[] = [];
+  for (const [p, entry] of before) if (entry.dir && !after.has(p)) gone.push(p);
+  if (gone.length === 0) return { waiting: [], expired: 0 };
+
+  // Entries of `before` per parent folder, and the folders among them.
+  const childCount = new Map<string, number>();
+  const childFolders = new Map<string, string[]>();
   for (const [p, entry] of before) {
-    if (!entry.dir || after.has(p)) continue;
-    const firstSeen = hints.get(p) ?? now;
-    if (now - firstSeen >= waitMs) continue;
-    if (tree.descendants(p).every((inside) => before.has(inside))) continue;
-    waiting.push(p);
+    const parent = path.dirname(p);
+    childCount.set(parent, (childCount.get(parent) ?? 0) + 1);
+    if (entry.dir) {
+      const folders = childFolders.get(parent);
+      if (folders) folders.push(p);
+      else childFolders.set(parent, [p]);
+    }
+  }
+  const completeness = new Map<string, boolean>();
+  const complete = (folder: string): boolean => {
+    const known = completeness.get(folder);
+    if (known !== undefined) return known;
+    completeness.set(folder, false); // a cycle cannot happen in a tree; this only guards it
+    const result =
+      (childCount.get(folder) ?? 0) >= tree.childrenOf(folder).size &&
+      (childFolders.get(folder) ?? []).every((inside) => complete(inside));
+    completeness.set(folder, result);
+    return result;
+  };
+
+  const waiting: string[] = [];
+  let expired = 0;
+  for (const p of gone) {
+    if (complete(p)) continue;
+    if (now - (hints.get(p) ?? now) >= waitMs) expired++;
+    else waiting.push(p);
   }
   for (const p of waiting) {
     before.delete(p);
     defer(p, hints.get(p) ?? now);
   }
-  return waiting;
+  return { waiting, expired };
 }

@@ -46,7 +46,13 @@ export class FileActivitySource implements ActivitySource {
   private work: Promise<void> = Promise.resolve();
   private stopped = false;
   private started = false;
-  private readonly counters = { flushes: 0, recoveredByListing: 0, fullScans: 0, recordsSubmitted: 0 };
+  private readonly counters = {
+    flushes: 0,
+    recoveredByListing: 0,
+    fullScans: 0,
+    recordsSubmitted: 0,
+    earlyRemovalsExpired: 0,
+  };
 
   constructor(private readonly options: FileActivitySourceOptions) {
     this.hostId = options.host.id;
@@ -171,8 +177,9 @@ export class FileActivitySource implements ActivitySource {
     await this.lister.expandNewFolders(this.tree, before, after, this.options.listNewFolder);
     const deferred = this.batcher.deferHotFiles(before, after, hints, now);
     if (this.options.actorOf) {
-      const defer = (p: string, firstSeen: number) => this.batcher.defer(p, firstSeen);
-      for (const p of deferEarlyFolderRemovals(before, after, this.tree, hints, now, defer)) deferred.add(p);
+      const early = deferEarlyFolderRemovals(before, after, this.tree, hints, now, (p, t) => this.batcher.defer(p, t));
+      for (const p of early.waiting) deferred.add(p);
+      this.counters.earlyRemovalsExpired += early.expired; // folders that waited in vain for their entries' events
     }
     const collector = new ChangeCollector();
     const missing = this.health.missingRoots.size;

@@ -174,6 +174,8 @@ class Watcher : public Napi::ObjectWrap<Watcher> {
     out.Set("unresolvedPaths", Napi::Number::New(env, static_cast<double>(s.unresolvedPaths.load())));
     out.Set("overflows", Napi::Number::New(env, static_cast<double>(s.overflows.load())));
     out.Set("connectorOverruns", Napi::Number::New(env, static_cast<double>(s.connectorOverruns.load())));
+    out.Set("connectorResyncs", Napi::Number::New(env, static_cast<double>(s.connectorResyncs.load())));
+    out.Set("movedFromUnknown", Napi::Number::New(env, static_cast<double>(s.movedFromUnknown.load())));
     out.Set("cachedProcesses", Napi::Number::New(env, static_cast<double>(s.cachedProcesses.load())));
     out.Set("processEvents", Napi::Boolean::New(env, s.processEvents.load()));
     out.Set("renameEvents", Napi::Boolean::New(env, s.renameEvents.load()));

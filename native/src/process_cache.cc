@@ -118,9 +118,13 @@ void ProcessCache::drainConnector(int64_t nowMs) {
       if (errno == EINTR) continue;
       if (errno == ENOBUFS) {  // the kernel dropped events: counted, and reading goes on
         ++overruns_;
+        resyncWanted_ = true;
         continue;
       }
-      return;  // EAGAIN: drained
+      // EAGAIN: drained. After lost events, /proc tells what they would have (at most once a
+      // second: a fork storm overruns the socket again and again).
+      if (resyncWanted_ && nowMs - lastResyncMs_ >= 1000) resync(nowMs);
+      return;
     }
     for (nlmsghdr* header = reinterpret_cast<nlmsghdr*>(buf); NLMSG_OK(header, static_cast<size_t>(n));
          header = NLMSG_NEXT(header, n)) {
@@ -154,6 +158,25 @@ void ProcessCache::drainConnector(int64_t nowMs) {
       }
     }
   }
+}
+
+void ProcessCache::resync(int64_t nowMs) {
+  resyncWanted_ = false;
+  lastResyncMs_ = nowMs;
+  ++resyncs_;
+  for (auto& [pid, entry] : entries_) {
+    if (entry.exitedAtMs >= 0) continue;
+    // A lost exit: the grace period starts now. A lost uid change, or a pid reused by a
+    // process whose fork was lost: the live identity replaces the cached one.
+    ProcessIdentity live;
+    if (!readProc(pid, live)) {
+      entry.exitedAtMs = nowMs;
+    } else {
+      if (live.exe.empty()) live.exe = entry.id.exe;
+      entry.id = live;
+    }
+  }
+  scanProc(nowMs);  // processes whose fork was lost
 }
 
 void ProcessCache::onFork(int32_t parentTgid, int32_t childTgid) {

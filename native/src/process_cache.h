@@ -9,6 +9,8 @@
 //    process is alive, an exit starts a grace period after which the entry is dropped;
 //  - fanotify FAN_OPEN_EXEC events, which name the executable even when the process is
 //    gone before its exec event is handled.
+// If the socket overruns (ENOBUFS: a fork storm), the events it lost are made up for from
+// /proc: entries of processes gone are marked exited, the others read again, new ones added.
 #pragma once
 
 #include <cstdint>
@@ -46,6 +48,8 @@ class ProcessCache {
   void purge(int64_t nowMs);
 
   uint64_t connectorOverruns() const { return overruns_; }
+  // Times the cache was checked against /proc after the socket overran.
+  uint64_t resyncs() const { return resyncs_; }
   size_t size() const { return entries_.size(); }
 
   // Reads /proc/PID now. Public for the probe and tests.
@@ -61,10 +65,15 @@ class ProcessCache {
   void onExec(int32_t tgid);
   void onUid(int32_t tgid, uint32_t euid);
   void onExit(int32_t tgid, int64_t nowMs);
+  // After lost process events: exits found in /proc, identities read again, new processes added.
+  void resync(int64_t nowMs);
 
   int64_t graceMs_;
   int nlFd_ = -1;
   uint64_t overruns_ = 0;
+  uint64_t resyncs_ = 0;
+  bool resyncWanted_ = false;
+  int64_t lastResyncMs_ = 0;
   std::unordered_map<int32_t, Entry> entries_;
   std::unordered_map<int32_t, std::string> pendingExecImage_;
 };

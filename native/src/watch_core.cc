@@ -203,6 +203,37 @@ void WatchCore::forgetDirsUnder(const std::string& moved) {
   }
 }
 
+void WatchCore::forgetMovedDir(bool oldKnown, const std::string& oldPath, const InfoRecord* from) {
+  if (oldKnown) {
+    forgetDirsUnder(oldPath);
+    return;
+  }
+  // Where it was is unknown (its old folder is gone already: the reader is behind). A cached
+  // path that the move made wrong has the moved folder's old name as one of its components;
+  // only those are forgotten. Forgetting every cached path instead (as before) left the
+  // events of folders deleted meanwhile without a path: a burst of `rm -rf` inside the
+  // monitored folders lost its removals whenever a folder elsewhere on the filesystem was
+  // renamed and its parent removed at the same time (a build, a test suite, a package manager).
+  if (from == nullptr || !from->hasName || from->name.empty() || from->name == ".") {
+    forgetDirsUnder("/");
+    return;
+  }
+  const std::string& name = from->name;
+  const auto hasComponent = [&name](const std::string& dir) {
+    for (size_t at = dir.find(name); at != std::string::npos; at = dir.find(name, at + 1)) {
+      const size_t end = at + name.size();
+      if (at > 0 && dir[at - 1] == '/' && (end == dir.size() || dir[end] == '/')) return true;
+    }
+    return false;
+  };
+  ++stats_.movedFromUnknown;
+  for (auto* cache : {&scopeDirPaths_, &otherDirPaths_}) {
+    for (auto it = cache->begin(); it != cache->end();) {
+      it = hasComponent(it->second) ? cache->erase(it) : std::next(it);
+    }
+  }
+}
+
 void WatchCore::handleBuffer(const uint8_t* buf, size_t len, std::vector<ResolvedEvent>& batch) {
   std::vector<DecodedEvent> events;
   std::string error;
@@ -245,13 +276,13 @@ void WatchCore::handleBuffer(const uint8_t* buf, size_t len, std::vector<Resolve
       bool toOk = to != nullptr && pathOf(*to, out.path);
       resolved = fromOk || toOk;
       // Directory paths cached from before the rename are wrong after it.
-      if (out.isDir) forgetDirsUnder(fromOk ? out.oldPath : "/");
+      if (out.isDir) forgetMovedDir(fromOk, out.oldPath, from);
     } else {
       const InfoRecord* where = event.find(FAN_EVENT_INFO_TYPE_DFID_NAME);
       if (where == nullptr) where = event.find(FAN_EVENT_INFO_TYPE_DFID);
       if (where == nullptr) where = event.find(FAN_EVENT_INFO_TYPE_FID);
       resolved = where != nullptr && pathOf(*where, out.path);
-      if (out.isDir && (mask & FAN_MOVED_FROM)) forgetDirsUnder(resolved ? out.path : "/");
+      if (out.isDir && (mask & FAN_MOVED_FROM)) forgetMovedDir(resolved, out.path, where);
     }
     // The folder's own handle (FAN_REPORT_TARGET_FID): its path from now on, whatever
     // happens to it before its contents' events are read. A deleted folder's contents were
@@ -331,6 +362,7 @@ void WatchCore::run() {
       lastPurge = now;
     }
     stats_.connectorOverruns = cache_.connectorOverruns();
+    stats_.connectorResyncs = cache_.resyncs();
     stats_.cachedProcesses = cache_.size();
   }
 }

@@ -44,6 +44,9 @@ struct WatchStats {
   std::atomic<uint64_t> unresolvedPaths{0};
   std::atomic<uint64_t> overflows{0};
   std::atomic<uint64_t> connectorOverruns{0};
+  std::atomic<uint64_t> connectorResyncs{0};
+  // Folders renamed or moved from a place the reader could no longer name.
+  std::atomic<uint64_t> movedFromUnknown{0};
   std::atomic<uint64_t> cachedProcesses{0};
   std::atomic<bool> processEvents{false};
   std::atomic<bool> renameEvents{false};
@@ -77,6 +80,9 @@ class WatchCore {
   bool inScope(const std::string& path) const;
   // Drops the cached paths of `moved` and the folders under it (a folder renamed or moved).
   void forgetDirsUnder(const std::string& moved);
+  // A folder was renamed or moved away from `oldPath`, or from a place no longer known
+  // (`oldKnown` false; `from` names it): drops the cached paths it made wrong.
+  void forgetMovedDir(bool oldKnown, const std::string& oldPath, const InfoRecord* from);
   // Marks the filesystem holding `path` once; `mask` FAN_OPEN_EXEC alone for one that only
   // holds programs.
   std::string markFilesystem(const std::string& path, uint64_t mask);

@@ -156,6 +156,46 @@ describe('fanotify attribution (root, real kernel)', () => {
     }
   }, 30_000);
 
+  it('names the deletes of a removed folder while a folder elsewhere moves out of a folder already gone', async () => {
+    // The reader finds a folder renamed out of a folder deleted meanwhile (a build or a test
+    // suite elsewhere on the filesystem): where it came from is unknown. The paths it knows of
+    // the monitored folders stay known, so the files of a folder deleted in the same moment,
+    // whose events come after, keep their paths. One node process acts, timed so that the
+    // reader, woken by a first write, reads the rest in one go 20 ms later: by then the folders
+    // are gone and only the paths it kept can name them.
+    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-elsewhere-'));
+    const rounds = 5;
+    const script = `
+      const fs = require('node:fs'), path = require('node:path');
+      const [watched, elsewhere, rounds] = process.argv.slice(1);
+      const pause = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+      for (let i = 0; i < Number(rounds); i++) {
+        const inside = path.join(watched, 'gone' + i, 'd');
+        fs.mkdirSync(inside, { recursive: true });
+        for (let f = 0; f < 10; f++) fs.writeFileSync(path.join(inside, 'f' + f), 'x');
+        pause(100);
+        fs.writeFileSync(path.join(elsewhere, 'wake'), 'x');
+        pause(2);
+        const parent = path.join(elsewhere, 'p' + i);
+        fs.mkdirSync(path.join(parent, 'a'), { recursive: true });
+        fs.renameSync(path.join(parent, 'a'), path.join(parent, 'b'));
+        fs.rmSync(parent, { recursive: true });
+        fs.rmSync(path.join(watched, 'gone' + i), { recursive: true });
+        pause(100);
+      }`;
+    try {
+      await run(process.execPath, ['-e', script, folder, elsewhere, String(rounds)]);
+      const deleted = (i: number) => [...Array(10).keys()].map((f) => inFolder(`gone${i}`, 'd', `f${f}`));
+      const expected = [...Array(rounds).keys()].flatMap(deleted);
+      await waitFor('the last folder delete', () => find('delete', inFolder(`gone${rounds - 1}`)) !== undefined);
+      const seen = new Set(events.filter((e) => e.kind === 'delete').map((e) => e.path));
+      expect(expected.filter((p) => !seen.has(p))).toEqual([]);
+      expect(watch!.stats()!.movedFromUnknown).toBeGreaterThan(0); // the case above did happen
+    } finally {
+      fs.rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+
   it('tells an ordinary account why it cannot attribute', async (ctx) => {
     const hidden = checkoutHiddenFromOthers();
     if (hidden) ctx.skip(`another account cannot reach this checkout: ${hidden} is owner-only`);

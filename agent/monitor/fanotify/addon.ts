@@ -31,6 +31,10 @@ export interface NativeWatchStats {
   unresolvedPaths: number;
   overflows: number;
   connectorOverruns: number;
+  /** Times the process cache was checked against /proc after the process events socket overran. */
+  connectorResyncs: number;
+  /** Folders renamed or moved from a place the reader could no longer name (only cached paths with their old name are forgotten). */
+  movedFromUnknown: number;
   cachedProcesses: number;
   /** Whether the kernel's process events (exec/exit) feed the process cache. */
   processEvents: boolean;

@@ -29,7 +29,7 @@ describe('early folder removals', () => {
     const deferred: Array<[string, number]> = [];
     const hints = new Map([['/w/d', 1000]]);
     const waiting = deferEarlyFolderRemovals(before, new Map(), tree, hints, 1500, (p, t) => deferred.push([p, t]));
-    expect(waiting).toEqual(['/w/d']);
+    expect(waiting).toEqual({ waiting: ['/w/d'], expired: 0 });
     expect(deferred).toEqual([['/w/d', 1000]]); // keeps when it was first hinted
     expect([...before.keys()]).toEqual(['/w/d/a.txt']); // a.txt's removal goes through now
   });
@@ -39,11 +39,32 @@ describe('early folder removals', () => {
     const all = (): Map<string, SnapshotEntry> =>
       new Map(['/w/d', '/w/d/a.txt', '/w/d/b.txt'].map((p) => [p, tree.get(p)!] as const));
     const none = (): void => expect.unreachable('nothing is deferred');
-    expect(deferEarlyFolderRemovals(all(), new Map(), tree, new Map(), 0, none)).toEqual([]);
+    const nothing = { waiting: [], expired: 0 };
+    expect(deferEarlyFolderRemovals(all(), new Map(), tree, new Map(), 0, none)).toEqual(nothing);
     const onlyFolder = (): Map<string, SnapshotEntry> => new Map([['/w/d', tree.get('/w/d')!]]);
     const stillThere = new Map([['/w/d', tree.get('/w/d')!]]);
-    expect(deferEarlyFolderRemovals(onlyFolder(), stillThere, tree, new Map(), 0, none)).toEqual([]);
+    expect(deferEarlyFolderRemovals(onlyFolder(), stillThere, tree, new Map(), 0, none)).toEqual(nothing);
     const hints = new Map([['/w/d', 0]]);
-    expect(deferEarlyFolderRemovals(onlyFolder(), new Map(), tree, hints, EARLY_REMOVAL_WAIT_MS, none)).toEqual([]);
+    expect(deferEarlyFolderRemovals(onlyFolder(), new Map(), tree, hints, EARLY_REMOVAL_WAIT_MS, none)).toEqual({
+      waiting: [],
+      expired: 1,
+    });
+  });
+  it('waits for a folder inside that waits, and lets a whole tree go once every entry has its event', () => {
+    const tree = treeOf();
+    tree.set('/w/d/sub', entry(true, 5));
+    tree.set('/w/d/sub/c.txt', entry(false, 6));
+    const known = (...paths: string[]) => new Map(paths.map((p) => [p, tree.get(p)!] as const));
+    const deferred: string[] = [];
+    const defer = (p: string): number => deferred.push(p);
+    // sub's c.txt has no event yet: sub waits, and so does d, though its own files have theirs.
+    const partial = known('/w/d', '/w/d/a.txt', '/w/d/b.txt', '/w/d/sub');
+    const first = deferEarlyFolderRemovals(partial, new Map(), tree, new Map(), 0, defer);
+    expect(first.waiting.sort()).toEqual(['/w/d', '/w/d/sub']);
+    expect([...partial.keys()].sort()).toEqual(['/w/d/a.txt', '/w/d/b.txt']);
+    // Every entry of the tree has its event: nothing waits.
+    const whole = known('/w/d', '/w/d/a.txt', '/w/d/b.txt', '/w/d/sub', '/w/d/sub/c.txt');
+    expect(deferEarlyFolderRemovals(whole, new Map(), tree, new Map(), 0, defer)).toEqual({ waiting: [], expired: 0 });
+    expect(whole.size).toBe(5);
   });
 });
