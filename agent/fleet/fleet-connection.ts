@@ -185,13 +185,30 @@ function socketOf(client: pg.Client | pg.PoolClient): { destroy(): void } | unde
  * every `checkAfterMs` the server is asked on a new connection, and only if that fails is the
  * waiting connection destroyed and the query failed.
  */
-export async function queryWhileReachable<R extends pg.QueryResultRow = pg.QueryResultRow>(
+export function queryWhileReachable<R extends pg.QueryResultRow = pg.QueryResultRow>(
   pool: pg.Pool,
   /** The statement, or its text with a `name` that prepares it once per connection. */
-  query: string | { text: string; name: string },
+  query: string | { text: string; name?: string; rowMode?: 'array' },
   values: unknown[],
   checkAfterMs = REACHABILITY_CHECK_MS,
 ): Promise<pg.QueryResult<R>> {
+  return whileReachable(
+    pool,
+    (client) => client.query<R>(typeof query === 'string' ? { text: query, values } : { ...query, values }),
+    checkAfterMs,
+  );
+}
+
+/**
+ * `work` (a few statements, a transaction) on a connection of its own from the pool, watched as
+ * queryWhileReachable watches its query: the connection is destroyed, and `work` fails, once
+ * the server is known to be out of reach. A connection on which `work` failed is not reused.
+ */
+export async function whileReachable<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+  checkAfterMs = REACHABILITY_CHECK_MS,
+): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   // Errors reach the query's promise; without a listener a checked-out client's 'error' would throw.
@@ -212,7 +229,7 @@ export async function queryWhileReachable<R extends pg.QueryResultRow = pg.Query
   check();
   let failed: Error | undefined;
   try {
-    return await client.query<R>(typeof query === 'string' ? { text: query, values } : { ...query, values });
+    return await work(client);
   } catch (error) {
     failed = broken ?? (error as Error);
     throw failed;

@@ -7,6 +7,10 @@
  *   order is commit order: a page that ends at the newest record never skips one committed later.
  * - A page is one statement, bounded by `statement_timeout`, in a read-only transaction; the
  *   highest seq is read in the same snapshot, so "everything up to here was considered" holds.
+ * - PostgreSQL writes the JSON of a slice of records itself (pg-audit-rows.ts), one text value
+ *   per slice: the agent passes it through instead of building an object per record.
+ * - Every statement goes through the pool's one query path (fleet-connection.ts,
+ *   whileReachable), which notices a server gone out of reach while a statement waits.
  * - Marks are signed with a key kept in `vigil_fleet_keys`: the first member to need it creates
  *   it, every member reads the same one, so a mark issued by one member continues on another.
  * - Writes go to the agent's own database first and are forwarded from there like every record
@@ -28,9 +32,10 @@ import {
 import type { RawRecordRow } from '../store/raw-record.js';
 import type { SqliteAuditRecords } from '../store/sqlite-audit-records.js';
 import type { TurnQueue } from '../util/turn-queue.js';
+import { queryWhileReachable, whileReachable } from './fleet-connection.js';
 import { compilePgSearch } from './pg-audit-query.js';
 import { SeqDays } from './seq-days.js';
-import { cutSlices, recordsJson, storedBytesSql, toRawRow, RECORD_COLUMNS } from './pg-audit-rows.js';
+import { cutSlices, storedBytesSql, toRawRow, RECORD_COLUMNS, RECORD_JSON_SQL } from './pg-audit-rows.js';
 
 /** What the store needs of the agent's fleet membership (fleet-membership.ts). */
 export interface FleetAccess {
@@ -50,6 +55,20 @@ export interface PgAuditRecordsOptions {
   /** How long a write waits for its records to reach the fleet database. */
   writeTimeoutMs?: number;
 }
+
+interface Statement {
+  text: string;
+  name?: string;
+  rowMode?: 'array';
+}
+
+/**
+ * Names of the statements prepared on every connection: the range statements have a handful of
+ * shapes (contiguous or not, with day bounds or without), so a few names cover them; a text
+ * beyond the cap is simply not prepared.
+ */
+const PREPARED = new Map<string, string>();
+const MAX_PREPARED = 16;
 
 const MARK_KEY_NAME = 'audit-mark';
 const MARK_KEY_BYTES = 32;
@@ -86,13 +105,13 @@ export class PgAuditRecords implements AuditRecords {
     return this.options.fleet.pool;
   }
 
+  /** `statement` on a connection of the pool; `name` prepares it once per connection. */
   private async query<R extends pg.QueryResultRow>(
-    text: string,
+    statement: string | Statement,
     values: unknown[],
-    rowMode?: 'array',
   ): Promise<pg.QueryResult<R>> {
     try {
-      return await this.pool.query<R>({ text, values, ...(rowMode ? { rowMode } : {}) });
+      return await queryWhileReachable<R>(this.pool, statement, values);
     } catch (error) {
       throw unavailable(error);
     }
@@ -122,43 +141,33 @@ export class PgAuditRecords implements AuditRecords {
     // One statement, one snapshot: the page and the highest seq it was chosen among.
     // Each seq's day comes along: the page's rows are then read from their day partitions only.
     const sql = `SELECT (SELECT max(seq) FROM vigil_records) AS top,
-                        coalesce(array_agg(p.seq ORDER BY p.seq), '{}') AS seqs,
-                        coalesce(array_agg(p.day::text ORDER BY p.seq), '{}') AS days
+                        coalesce(string_agg(p.seq::text, ',' ORDER BY p.seq), '') AS seqs,
+                        coalesce(string_agg(p.day::text, ',' ORDER BY p.seq), '') AS days
                    FROM (SELECT a.seq, a.day FROM vigil_records AS a
                           WHERE a.seq > $${n + 1} AND (${search.where})
                           ORDER BY a.seq LIMIT $${n + 2}) AS p`;
-    const client = await this.pool.connect().catch((error: unknown) => {
-      throw unavailable(error);
-    });
-    // A server going away while the connection is checked out is reported on it as an event:
-    // the query in progress fails with it too, so the event itself needs no handling.
-    const ignore = (): void => undefined;
-    client.on('error', ignore);
-    let failed = false;
+    // An enumeration's statement is always the same text: prepared once per connection.
+    const statement = search.where === 'true' ? { name: 'vigil_audit_enumeration_page', text: sql } : { text: sql };
+    const timeout = Math.max(1, Math.floor(this.statementTimeoutMs));
+    // Lists as comma-separated text: splitting it costs a fraction of parsing array literals.
+    let row: { top: string | null; seqs: string; days: string };
     try {
-      // One round trip for both (a simple query may hold several statements).
-      const timeout = Math.max(1, Math.floor(this.statementTimeoutMs));
-      await client.query(`BEGIN READ ONLY; SET LOCAL statement_timeout = ${timeout}`);
-      if (cancelled()) throw new PageCancelled();
-      const result = await client.query<{ top: string | null; seqs: string[]; days: string[] }>(sql, [
-        ...search.params,
-        after,
-        count,
-      ]);
-      await client.query('COMMIT');
-      const row = result.rows[0]!;
-      const seqs = row.seqs.map(Number);
-      this.days.remember(seqs, row.days);
-      const through = seqs.length >= count ? seqs[seqs.length - 1]! : Math.max(after, Number(row.top ?? 0));
-      return { seqs, through };
+      // A connection whose transaction failed is closed, not handed to the next query (whileReachable).
+      row = await whileReachable(this.pool, async (client) => {
+        // One round trip for both (a simple query may hold several statements).
+        await client.query(`BEGIN READ ONLY; SET LOCAL statement_timeout = ${timeout}`);
+        if (cancelled()) throw new PageCancelled();
+        const result = await client.query<typeof row>({ ...statement, values: [...search.params, after, count] });
+        await client.query('COMMIT');
+        return result.rows[0]!;
+      });
     } catch (error) {
-      failed = true;
       throw error instanceof PageCancelled ? error : unavailable(error);
-    } finally {
-      // A connection whose transaction failed is closed, not handed to the next query.
-      client.off('error', ignore);
-      client.release(failed);
     }
+    const seqs = row.seqs === '' ? [] : row.seqs.split(',').map(Number);
+    this.days.remember(seqs, row.days === '' ? [] : row.days.split(','));
+    const through = seqs.length >= count ? seqs[seqs.length - 1]! : Math.max(after, Number(row.top ?? 0));
+    return { seqs, through };
   }
 
   private get statementTimeoutMs(): number {
@@ -168,47 +177,104 @@ export class PgAuditRecords implements AuditRecords {
   /** The rows for `seqs` (ascending). */
   async fetchRaw(seqs: readonly number[]): Promise<RawRecordRow[]> {
     if (seqs.length === 0) return [];
-    const rows = (await this.bySeqs(RECORD_COLUMNS, seqs)).rows.map(toRawRow);
-    if (rows.length === seqs.length) return rows;
-    const wanted = new Set(seqs);
-    return rows.filter((row) => wanted.has(row[0]));
+    const { text, values } = this.rowsOf(RECORD_COLUMNS, seqs);
+    const result = await this.query<unknown[]>({ text: `${text} ORDER BY 1`, rowMode: 'array' }, values);
+    return result.rows.map(toRawRow);
   }
 
   /**
-   * `columns` (seq first) of the rows for `seqs` (ascending), in seq order, maybe with rows
-   * between them. The bounds come first: every day partition has its own seq index, and with a
-   * list alone PostgreSQL probes each partition's index once per seq (or reads it whole); the
-   * range lets a partition outside it answer at once. Dense runs are read as the range alone.
+   * A statement reading exactly the rows for `seqs` (ascending): `columns`, seq first, in no
+   * particular order. A dense run is read as a range of seq (the list too, unless contiguous);
+   * bounds on `day` from the page's search let PostgreSQL skip the other days' partitions
+   * (every day partition has its own seq index, probed otherwise). A sparse list is read one
+   * arm per day, each pruned to its partition and probing its index only for that day's seqs.
    */
-  private bySeqs(columns: string, seqs: readonly number[]): Promise<pg.QueryResult<unknown[]>> {
+  private rowsOf(columns: string, seqs: readonly number[]): { text: string; values: unknown[] } {
     const first = seqs[0]!;
     const last = seqs[seqs.length - 1]!;
-    const range = `SELECT ${columns} FROM vigil_records WHERE seq >= $1 AND seq <= $2`;
-    if (last - first + 1 <= 2 * seqs.length)
-      return this.query<unknown[]>(`${range} ORDER BY seq`, [first, last], 'array');
+    const contiguous = last - first + 1 === seqs.length;
+    if (last - first + 1 <= 2 * seqs.length) {
+      const values: unknown[] = [first, last];
+      let text = `SELECT ${columns} FROM vigil_records WHERE seq >= $1 AND seq <= $2`;
+      const span = this.days.span(seqs);
+      if (span !== null) {
+        values.push(...span);
+        text += ` AND day >= $${values.length - 1}::date AND day <= $${values.length}::date`;
+      }
+      if (!contiguous) {
+        values.push(seqs);
+        text += ` AND seq = ANY($${values.length}::bigint[])`;
+      }
+      return { text, values };
+    }
     const byDay = this.days.group(seqs);
     if (byDay === null) {
-      return this.query<unknown[]>(`${range} AND seq = ANY($3::bigint[]) ORDER BY seq`, [first, last, seqs], 'array');
+      return {
+        text: `SELECT ${columns} FROM vigil_records WHERE seq >= $1 AND seq <= $2 AND seq = ANY($3::bigint[])`,
+        values: [first, last, seqs],
+      };
     }
-    // One arm per day: each reads one partition (pruned at planning), probing its index only
-    // for that day's seqs.
     const values: unknown[] = [];
     const arms = [...byDay].map(([day, daySeqs]) => {
       values.push(day, daySeqs);
       return `SELECT ${columns} FROM vigil_records WHERE day = $${values.length - 1}::date AND seq = ANY($${values.length}::bigint[])`;
     });
-    return this.query<unknown[]>(`${arms.join(' UNION ALL ')} ORDER BY 1`, values, 'array');
+    return { text: arms.join(' UNION ALL '), values };
   }
 
+  /** The slice's JSON as PostgreSQL writes it (pg-audit-rows.ts), one text value for all its records. */
   async fetchJson(seqs: readonly number[]): Promise<Buffer> {
-    return recordsJson(await this.fetchRaw(seqs));
+    if (seqs.length === 0) return Buffer.alloc(0);
+    const rows = this.rowsOf(`seq, ${RECORD_JSON_SQL} AS json`, seqs);
+    const text = `SELECT string_agg(r.json, ',' ORDER BY r.seq) AS json FROM (${rows.text}) AS r`;
+    const result = await this.query<{ json: string | null }>(this.prepared(text), rows.values);
+    const json = result.rows[0]?.json ?? null;
+    return json === null ? Buffer.alloc(0) : Buffer.from(json, 'utf8');
   }
 
+  /**
+   * `seqs` in slices (cutSlices). A contiguous page (an enumeration) is measured in one
+   * statement, a total per chunk of `maxRecords`; only a chunk over `maxBytes` is then measured
+   * record by record. Other pages are measured record by record at once.
+   */
   async slices(seqs: readonly number[], maxRecords: number, maxBytes: number): Promise<number[][]> {
     if (seqs.length === 0) return [];
-    const result = await this.bySeqs(`seq, ${storedBytesSql}`, seqs);
+    const first = seqs[0]!;
+    if (seqs[seqs.length - 1]! - first + 1 !== seqs.length) return this.slicesBySize(seqs, maxRecords, maxBytes);
+    const rows = this.rowsOf(`seq, ${storedBytesSql} AS bytes`, seqs);
+    const text = `SELECT (r.seq - $${rows.values.length + 1}) / $${rows.values.length + 2} AS chunk, sum(r.bytes) AS bytes
+                    FROM (${rows.text}) AS r GROUP BY 1`;
+    const result = await this.query<unknown[]>({ ...this.prepared(text), rowMode: 'array' }, [
+      ...rows.values,
+      first,
+      maxRecords,
+    ]);
+    const totals = new Map(result.rows.map(([chunk, bytes]) => [Number(chunk), Number(bytes)]));
+    const slices: number[][] = [];
+    for (let i = 0; i < seqs.length; i += maxRecords) {
+      const chunk = seqs.slice(i, i + maxRecords);
+      if ((totals.get(i / maxRecords) ?? 0) <= maxBytes) slices.push(chunk);
+      else slices.push(...(await this.slicesBySize(chunk, maxRecords, maxBytes)));
+    }
+    return slices;
+  }
+
+  private async slicesBySize(seqs: readonly number[], maxRecords: number, maxBytes: number): Promise<number[][]> {
+    const rows = this.rowsOf(`seq, ${storedBytesSql}`, seqs);
+    const result = await this.query<unknown[]>({ text: rows.text, rowMode: 'array' }, rows.values);
     const sizes = new Map(result.rows.map(([seq, bytes]) => [Number(seq), Number(bytes)]));
     return cutSlices(seqs, sizes, maxRecords, maxBytes);
+  }
+
+  /**
+   * `text` prepared once per connection when it is one of the few range statements (its text
+   * says how many parameters, not which values): PostgreSQL then plans it once, not per slice.
+   */
+  private prepared(text: string): Statement {
+    if (text.includes('UNION ALL')) return { text };
+    const name = PREPARED.get(text) ?? `vigil_audit_${PREPARED.size + 1}`;
+    if (PREPARED.size < MAX_PREPARED && !PREPARED.has(text)) PREPARED.set(text, name);
+    return PREPARED.has(text) ? { text, name } : { text };
   }
 
   async write(records: readonly NewActivityRecord[], committed: (stored: ActivityRecord[]) => void): Promise<void> {

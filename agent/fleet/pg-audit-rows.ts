@@ -1,10 +1,11 @@
 /**
  * Record rows of the fleet database in the shapes the audit API's pages are built from: the raw
- * arrays of agent/store/raw-record.ts, their JSON, and the slices a page is sent in. The JSON is
- * JSON.stringify's, which the SQLite store's JSON equals (test/unit/raw-record.test.ts), so both
- * stores answer the same bytes.
+ * arrays of agent/store/raw-record.ts (for XML), the JSON of records written by PostgreSQL
+ * itself, and the slices a page is sent in. The JSON is byte for byte JSON.stringify's of the
+ * record, as the SQLite store's is (test/integration/fleet-audit-json.test.ts compares both
+ * stores' pages), so both stores answer the same bytes.
  */
-import { rawToRecord, type RawRecordRow } from '../store/raw-record.js';
+import type { RawRecordRow } from '../store/raw-record.js';
 
 /** Columns of a raw record row, in the order of RawRecordRow. */
 export const RECORD_COLUMNS =
@@ -18,11 +19,32 @@ export function toRawRow(row: unknown[]): RawRecordRow {
   return raw;
 }
 
-/** The JSON of `rows`, comma-separated, as UTF-8 bytes. */
-export function recordsJson(rows: readonly RawRecordRow[]): Buffer {
-  if (rows.length === 0) return Buffer.alloc(0);
-  return Buffer.from(rows.map((row) => JSON.stringify(rawToRecord(row))).join(','), 'utf8');
-}
+/**
+ * `When`: the time floored to the second, `YYYY-MM-DDTHH:MM:SSZ` (formatWhen of
+ * activity-record.ts). Integer arithmetic and a timestamp without time zone: independent of the
+ * session's TimeZone and DateStyle.
+ */
+const WHEN_SQL = `to_char(timestamp '1970-01-01' + ((when_ms - ((when_ms % 1000) + 1000) % 1000) / 1000) * interval '1 second',
+  'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
+
+/** A text column as a JSON string: to_json() escapes as JSON.stringify does (RFC 8259, `\u00XX` lower-case). */
+const str = (column: string): string => `to_json(${column})::text`;
+
+/**
+ * The record's JSON, in the key order of rawToRecord (raw-record.ts). concat() leaves out NULL
+ * arguments, so an optional field whose column is NULL drops out with its key. The stored
+ * DetailList is JSON.stringify's text (audit-store.ts): it goes in as it is, unparsed.
+ * json_build_object() would write `"key" : value` with spaces, row_to_json() cannot leave a key
+ * out: hence the concatenation.
+ */
+export const RECORD_JSON_SQL = `concat('{"RID":', ${str('rid')}, ',"Who":', ${str('who')}, ',"Action":', ${str('action')},
+  ',"What":', ${str('what')}, ',"When":"', ${WHEN_SQL}, '","Where":', ${str('location')},
+  ',"ObjectType":', ${str('object_type')}, ',"DataSource":', ${str('data_source')},
+  ',"MonitoringPlan":{"Name":' || ${str('plan_name')} || coalesce(',"ID":' || ${str('plan_id')}, '') || '}',
+  ',"Item":{"Name":' || ${str('item_name')} || '}',
+  ',"Workstation":' || ${str('workstation')},
+  ',"DetailList":' || details,
+  '}')`;
 
 /** The stored size of a record in bytes, measured as the SQLite store measures it (raw-record.ts). */
 export const storedBytesSql = `(octet_length(rid) + octet_length(who) + octet_length(action) + octet_length(what)

@@ -7,6 +7,13 @@ const MAX_SEQS = 100_000;
 /** More days than this in one fetch: the statement would grow long for little gain. */
 const MAX_DAYS = 64;
 
+/**
+ * A day as `date` output writes it in the ISO style for years 0–9999 (`YYYY-MM-DD`): text order
+ * is day order. Other styles (`24/11/2026`), BC days and longer years are not. Checked per seq of
+ * a page, so by shape rather than by a regular expression.
+ */
+const isIsoDay = (day: string): boolean => day.length === 10 && day[4] === '-' && day[7] === '-';
+
 export class SeqDays {
   private readonly dayOf = new Map<number, string>();
 
@@ -19,6 +26,22 @@ export class SeqDays {
       if (this.dayOf.size <= MAX_SEQS) break;
       this.dayOf.delete(seq);
     }
+  }
+
+  /**
+   * The first and last day of `seqs` (as `YYYY-MM-DD`, which sorts as the days do), or null when
+   * one is unknown. Bounds on `day` let PostgreSQL skip the other days' partitions.
+   */
+  span(seqs: readonly number[]): [string, string] | null {
+    let first: string | null = null;
+    let last: string | null = null;
+    for (const seq of seqs) {
+      const day = this.dayOf.get(seq);
+      if (day === undefined || !isIsoDay(day)) return null;
+      if (first === null || day < first) first = day;
+      if (last === null || day > last) last = day;
+    }
+    return first === null || last === null ? null : [first, last];
   }
 
   /** `seqs` grouped by day (each group ascending), or null when a day is unknown or too many. */
