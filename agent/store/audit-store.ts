@@ -90,10 +90,9 @@ export class AuditStore {
   /** A batch's bound values, 14 a row (the chain's column left empty), and its chain values. */
   private batchValues: unknown[] = [];
   private chainOut = Buffer.alloc(0);
-  /** The last `When` given and what it became: a burst shares its second. */
+  /** The last `When` given and its time: a burst shares its second. */
   private lastInputWhen = '';
   private lastWhenMs = Number.NaN;
-  private lastStoredWhen = '';
   private deleteOld: Database.Statement | undefined;
   private readonly checkpointer: WalCheckpointer | null;
   private chainHead: Database.Statement | undefined;
@@ -203,7 +202,6 @@ export class AuditStore {
         if (record.When !== this.lastInputWhen) {
           const whenMs = Date.parse(record.When);
           if (Number.isNaN(whenMs)) throw new Error(`record time "${record.When}" is not a date`);
-          if (whenMs !== this.lastWhenMs) this.lastStoredWhen = formatWhen(new Date(whenMs));
           this.lastWhenMs = whenMs;
           this.lastInputWhen = record.When;
         }
@@ -224,13 +222,22 @@ export class AuditStore {
         values[at + 10] = record.Item?.Name ?? null;
         values[at + 11] = record.Workstation ?? null;
         values[at + 12] = details ? JSON.stringify(details) : null;
-        stored[i] = storedRecord(record, rid, this.lastStoredWhen);
       }
       // The chain continues from the newest stored record, read inside this transaction: the
       // audit API's writer thread inserts through its own connection into the same chain, and
       // the transaction is IMMEDIATE (see `transaction`), so no other writer moves the head.
       if (this.chainOut.length < count * CHAIN_BYTES) this.chainOut = Buffer.allocUnsafe(count * CHAIN_BYTES);
       const chains = this.startChain(this.head(), values, count, COLUMNS, this.chainOut);
+      // While the addon hashes: the records as stored, for the caller.
+      let whenMs = Number.NaN;
+      let when = '';
+      for (let i = 0, at = 0; i < count; i++, at += COLUMNS) {
+        if (values[at + 1] !== whenMs) {
+          whenMs = values[at + 1] as number;
+          when = formatWhen(new Date(whenMs));
+        }
+        stored[i] = storedRecord(records[i]!, values[at] as string, when);
+      }
       this.insertValues(values, count, chains);
     } finally {
       values.fill(null, 0, count * COLUMNS); // the batch's strings are not kept until the next one

@@ -5,6 +5,7 @@
  * chains existing records and `vigil verify` all use it.
  */
 import crypto from 'node:crypto';
+import os from 'node:os';
 import { chainAddon } from './chain-addon.js';
 
 /** The predecessor of the very first record: 32 zero bytes. */
@@ -115,9 +116,11 @@ export interface BatchChains {
 
 /**
  * Below this many rows a batch is chained on the caller's thread: starting the addon's thread
- * and waiting for it costs more than hashing a few slices.
+ * and waiting for it costs more than hashing a few slices. With a single core the thread
+ * could only take turns with the caller, so it is not used at all.
  */
 const BACKGROUND_MIN_ROWS = 256;
+const BACKGROUND_WORTH_IT = os.availableParallelism() > 1;
 
 /**
  * `chainRows` of a whole batch, computed while the caller inserts it. With the addon the values
@@ -136,7 +139,7 @@ export function startChainRows(
   out: Buffer,
 ): BatchChains {
   const addon = chainAddon();
-  if (!addon?.chainStart || !addon.chainWait || rows < BACKGROUND_MIN_ROWS) {
+  if (!addon?.chainStart || !addon.chainWait || rows < BACKGROUND_MIN_ROWS || !BACKGROUND_WORTH_IT) {
     const chains = chainRows(previous, values, rows, stride);
     return { upTo: () => chains };
   }
