@@ -86,7 +86,7 @@ export class AuditStore {
   private readonly rids = new RidGenerator();
   private readonly insert: Database.Statement;
   private insertMany: Database.Statement | undefined;
-  private readonly manyArgs = new Array<unknown>(COLUMNS * ROWS_PER_STATEMENT);
+  private readonly manyArgs = new Array<unknown>((COLUMNS - 1) * ROWS_PER_STATEMENT);
   /** A batch's bound values, 14 a row (the chain's column left empty), and its chain values. */
   private batchValues: unknown[] = [];
   private chainOut = Buffer.alloc(0);
@@ -114,13 +114,21 @@ export class AuditStore {
     return this.connection;
   }
 
+  /**
+   * One row's INSERT binds its 14 values; a slice's binds the 13 canonical values of each row
+   * and its rows' chain values as one blob, `@chains`, which SQLite cuts into each row's 32 bytes
+   * (substr of a blob is a blob of those bytes): one bound value a slice instead of a Buffer
+   * object and a bind per row.
+   */
   private static prepareInsert(db: Database.Database, rows = 1): Database.Statement {
     // Positional parameters: binding is measurably cheaper than named ones at 100k rows/s.
-    const row = `(${new Array<string>(COLUMNS).fill('?').join(', ')})`;
+    const values = new Array<string>(COLUMNS - 1).fill('?').join(', ');
+    const chain = (row: number): string =>
+      rows === 1 ? '?' : `substr(@chains, ${row * CHAIN_BYTES + 1}, ${CHAIN_BYTES})`;
     return db.prepare(`
       INSERT INTO activity_records (rid, when_ms, who, action, what, location, object_type, data_source,
                                     plan_name, plan_id, item_name, workstation, details, chain)
-      VALUES ${new Array<string>(rows).fill(row).join(', ')}`);
+      VALUES ${Array.from({ length: rows }, (_, row) => `(${values}, ${chain(row)})`).join(', ')}`);
   }
 
   private static connect(options: AuditStoreOptions, mustExist: boolean): Database.Database {
@@ -251,12 +259,10 @@ export class AuditStore {
     let row = 0;
     for (; row + ROWS_PER_STATEMENT <= count; row += ROWS_PER_STATEMENT) {
       const chain = chains.upTo(row + ROWS_PER_STATEMENT);
-      for (let i = 0, from = row * COLUMNS; i < ROWS_PER_STATEMENT * COLUMNS; i += COLUMNS, from += COLUMNS) {
+      for (let i = 0, from = row * COLUMNS; i < args.length; i += COLUMNS - 1, from += COLUMNS) {
         for (let column = 0; column < COLUMNS - 1; column++) args[i + column] = values[from + column];
-        const offset = (row + i / COLUMNS) * CHAIN_BYTES;
-        args[i + COLUMNS - 1] = chain.subarray(offset, offset + CHAIN_BYTES);
       }
-      many.run(args);
+      many.run(args, { chains: chain.subarray(row * CHAIN_BYTES, (row + ROWS_PER_STATEMENT) * CHAIN_BYTES) });
     }
     if (row === count) return;
     const chain = chains.upTo(count);
