@@ -209,7 +209,7 @@ const load = os
   .join(' ');
 console.log(`### Ingest through the pipeline (${new Date().toISOString().slice(0, 16)}, ${os.cpus().length} cores, load average ${load} at the end, Node ${process.version})
 
-${fmt(RECORDS)} file records per run, ${RUNS} rounds (bare, with the chain, without it; alternating order), medians; audit store schema version ${SCHEMA_VERSION}.
+${fmt(RECORDS)} file records per run, ${RUNS} rounds (bare; the pipeline with the chain, with it inline, without it; alternating order), medians; audit store schema version ${SCHEMA_VERSION}.
 
 | what | result | limit | |
 |---|---|---|---|
