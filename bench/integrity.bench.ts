@@ -1,9 +1,10 @@
 /**
  * Cost of tamper evidence (docs/integrity.md, docs/benchmarks.md):
- * 1. ingest: records stored through AuditStore.insertBatch (which chains them) against the
- *    chain computation alone over the same records, as the store does it (chainRows over the
- *    bound values of each 32-row slice), in the same run: the chain's share of ingest; and
- *    the same computation through the node:crypto fallback (without the native addon);
+ * 1. ingest: the same batches stored through AuditStore.insertBatch into three stores, batch by
+ *    batch in turn: one chaining as the agent does (the native addon, on its own thread), one
+ *    whose chain values are zeros (the store without the chain's work), one chaining through
+ *    the node:crypto fallback; the chain's cost is the first against the second, in wall time
+ *    and in CPU time (`process.cpuUsage`, all threads);
  * 2. `vigil verify`'s database check (verifyStore) over the whole store, in records/s, with its
  *    default worker threads and with one thread. It runs from the compiled agent (dist/, built
  *    by `npx tsc -b`) as `vigil verify` does: threads started from the TypeScript sources
@@ -17,14 +18,13 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { AuditStore } from '../agent/store/audit-store.js';
 import { chainAddon } from '../agent/store/chain-addon.js';
-import { CHAIN_BYTES, GENESIS, chainRows, chainRowsJs } from '../agent/store/record-chain.js';
+import { CHAIN_BYTES, chainRowsJs } from '../agent/store/record-chain.js';
+import type { BatchChains } from '../agent/store/record-chain.js';
 import type { verifyStore as VerifyStore } from '../agent/integrity/verify-store.js';
 import type { NewActivityRecord } from '../shared/activity-record.js';
 
 const total = Number(process.argv[2] ?? 1_000_000);
 const BATCH = 5_000;
-const SLICE = 32; // rows per INSERT, and per chainRows call, in AuditStore
-const STRIDE = 14; // values bound per row: the 13 canonical ones and the chain
 
 function batch(from: number): NewActivityRecord[] {
   const when = new Date(Date.UTC(2026, 10, 20) + from).toISOString();
@@ -39,73 +39,64 @@ function batch(from: number): NewActivityRecord[] {
   }));
 }
 
-/** The chain of a batch as insertRows computes it (the bound values, chainRows per slice); returns the new head. */
-function chainAlone(
-  records: NewActivityRecord[],
-  at: number,
-  previous: Buffer,
-  hash: (p: Buffer, values: unknown[], rows: number, stride: number) => Buffer,
-): Buffer {
-  let chain = previous;
-  const args = new Array<unknown>(STRIDE * SLICE);
-  for (let from = 0; from < records.length; from += SLICE) {
-    const rows = Math.min(SLICE, records.length - from);
-    for (let i = 0; i < rows; i++) {
-      const r = records[from + i]!;
-      const o = i * STRIDE;
-      args[o] = `0000019aa1b2c3d4-${at + from + i}`;
-      args[o + 1] = Date.UTC(2026, 10, 20) + at;
-      args[o + 2] = r.Who;
-      args[o + 3] = r.Action;
-      args[o + 4] = r.What;
-      args[o + 5] = r.Where;
-      args[o + 6] = r.ObjectType;
-      args[o + 7] = r.DataSource;
-      args[o + 8] = null;
-      args[o + 9] = null;
-      args[o + 10] = null;
-      args[o + 11] = null;
-      args[o + 12] = null;
-      args[o + 13] = chain;
-    }
-    chain = hash(chain, args, rows, STRIDE).subarray((rows - 1) * CHAIN_BYTES);
+type Variant = 'chained' | 'unchained' | 'fallback';
+
+/** A store of the variant: its chain values as the agent computes them, zeros, or by node:crypto. */
+function openStore(dir: string, variant: Variant): AuditStore {
+  const store = AuditStore.open({ file: path.join(dir, `${variant}.db`), synchronous: 'NORMAL' });
+  const chainOf = (previous: Buffer, values: unknown[], rows: number, stride: number): Buffer =>
+    variant === 'unchained' ? Buffer.alloc(rows * CHAIN_BYTES) : chainRowsJs(previous, values, rows, stride);
+  if (variant !== 'chained') {
+    (store as unknown as { startChain: (...a: [Buffer, unknown[], number, number]) => BatchChains }).startChain = (
+      previous,
+      values,
+      rows,
+      stride,
+    ) => {
+      const chains = chainOf(previous, values, rows, stride);
+      return { upTo: () => chains };
+    };
   }
-  return chain;
+  return store;
 }
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-integrity-bench-'));
-const file = path.join(dir, 'audit.db');
-const store = AuditStore.open({ file, synchronous: 'NORMAL' });
-let ingestMs = 0;
-let chainMs = 0;
-let fallbackMs = 0;
-let chain = GENESIS;
-let fallbackChain = GENESIS;
-for (let at = 0; at < total; at += BATCH) {
+const variants: Variant[] = ['chained', 'unchained', 'fallback'];
+const stores = new Map(variants.map((v) => [v, openStore(dir, v)]));
+const wallMs = new Map(variants.map((v) => [v, 0]));
+const cpuMs = new Map(variants.map((v) => [v, 0]));
+for (let at = 0, turn = 0; at < total; at += BATCH, turn++) {
   const records = batch(at);
-  let started = performance.now();
-  store.insertBatch(records);
-  ingestMs += performance.now() - started;
-  started = performance.now();
-  chain = chainAlone(records, at, chain, chainRows);
-  chainMs += performance.now() - started;
-  started = performance.now();
-  fallbackChain = chainAlone(records, at, fallbackChain, chainRowsJs);
-  fallbackMs += performance.now() - started;
+  // A different variant first each batch: none always runs on a warmer cache or a quieter moment.
+  for (let k = 0; k < variants.length; k++) {
+    const variant = variants[(turn + k) % variants.length]!;
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    stores.get(variant)!.insertBatch(records);
+    wallMs.set(variant, wallMs.get(variant)! + performance.now() - started);
+    const used = process.cpuUsage(cpu);
+    cpuMs.set(variant, cpuMs.get(variant)! + (used.user + used.system) / 1000);
+  }
 }
-store.close();
-const withoutChainMs = ingestMs - chainMs;
-const share = (ms: number): string => `${((ms / withoutChainMs) * 100).toFixed(1)} % slower than without`;
+for (const store of stores.values()) store.close();
+const file = path.join(dir, 'chained.db');
+const slower = (variant: Variant, of: Map<Variant, number>): string =>
+  `${((of.get(variant)! / of.get('unchained')! - 1) * 100).toFixed(1)} % more than without`;
+const perRecord = (variant: Variant, of: Map<Variant, number>): number =>
+  Number((((of.get(variant)! - of.get('unchained')!) * 1000) / total).toFixed(3));
 console.log(
   JSON.stringify({
     records: total,
     nativeAddon: chainAddon() !== null,
-    ingestRecordsPerSecond: Math.round(total / (ingestMs / 1000)),
-    ingestWithoutChainRecordsPerSecond: Math.round(total / (withoutChainMs / 1000)),
-    chainShareOfIngest: share(chainMs),
-    chainMicrosecondsPerRecord: Number(((chainMs * 1000) / total).toFixed(3)),
-    fallbackShareOfIngest: share(fallbackMs),
-    fallbackMicrosecondsPerRecord: Number(((fallbackMs * 1000) / total).toFixed(3)),
+    loadAverage: os.loadavg().map((l) => Number(l.toFixed(1))),
+    ingestRecordsPerSecond: Math.round(total / (wallMs.get('chained')! / 1000)),
+    ingestWithoutChainRecordsPerSecond: Math.round(total / (wallMs.get('unchained')! / 1000)),
+    chainShareOfIngest: slower('chained', wallMs),
+    chainMicrosecondsPerRecord: perRecord('chained', wallMs),
+    chainCpuShareOfIngest: slower('chained', cpuMs),
+    chainCpuMicrosecondsPerRecord: perRecord('chained', cpuMs),
+    fallbackShareOfIngest: slower('fallback', wallMs),
+    fallbackMicrosecondsPerRecord: perRecord('fallback', wallMs),
   }),
 );
 

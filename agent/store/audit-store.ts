@@ -12,8 +12,8 @@ import { migrate } from './audit-schema.js';
 import { RidGenerator } from './rid.js';
 import { BACKSTOP_PAGES, WalCheckpointer } from './wal-checkpointer.js';
 import { DatabaseOpenError, openProblem } from './database-open-error.js';
-import { CHAIN_BYTES, GENESIS, chainRows } from './record-chain.js';
-import type { CanonicalRow } from './record-chain.js';
+import { CHAIN_BYTES, GENESIS, startChainRows } from './record-chain.js';
+import type { BatchChains, CanonicalRow } from './record-chain.js';
 
 /**
  * The WAL is cut back to this size once a checkpoint has emptied it. A long reader (an export,
@@ -86,11 +86,13 @@ export class AuditStore {
   private readonly rids = new RidGenerator();
   private readonly insert: Database.Statement;
   private insertMany: Database.Statement | undefined;
-  private readonly manyArgs = new Array<unknown>(COLUMNS * ROWS_PER_STATEMENT);
-  /** The last `When` given and what it became: a burst shares its second. */
+  private readonly manyArgs = new Array<unknown>((COLUMNS - 1) * ROWS_PER_STATEMENT);
+  /** A batch's bound values, 14 a row (the chain's column left empty), and its chain values. */
+  private batchValues: unknown[] = [];
+  private chainOut = Buffer.alloc(0);
+  /** The last `When` given and its time: a burst shares its second. */
   private lastInputWhen = '';
   private lastWhenMs = Number.NaN;
-  private lastStoredWhen = '';
   private deleteOld: Database.Statement | undefined;
   private readonly checkpointer: WalCheckpointer | null;
   private chainHead: Database.Statement | undefined;
@@ -112,13 +114,21 @@ export class AuditStore {
     return this.connection;
   }
 
+  /**
+   * One row's INSERT binds its 14 values; a slice's binds the 13 canonical values of each row
+   * and its rows' chain values as one blob, `@chains`, which SQLite cuts into each row's 32 bytes
+   * (substr of a blob is a blob of those bytes): one bound value a slice instead of a Buffer
+   * object and a bind per row.
+   */
   private static prepareInsert(db: Database.Database, rows = 1): Database.Statement {
     // Positional parameters: binding is measurably cheaper than named ones at 100k rows/s.
-    const row = `(${new Array<string>(COLUMNS).fill('?').join(', ')})`;
+    const values = new Array<string>(COLUMNS - 1).fill('?').join(', ');
+    const chain = (row: number): string =>
+      rows === 1 ? '?' : `substr(@chains, ${row * CHAIN_BYTES + 1}, ${CHAIN_BYTES})`;
     return db.prepare(`
       INSERT INTO activity_records (rid, when_ms, who, action, what, location, object_type, data_source,
                                     plan_name, plan_id, item_name, workstation, details, chain)
-      VALUES ${new Array<string>(rows).fill(row).join(', ')}`);
+      VALUES ${Array.from({ length: rows }, (_, row) => `(${values}, ${chain(row)})`).join(', ')}`);
   }
 
   private static connect(options: AuditStoreOptions, mustExist: boolean): Database.Database {
@@ -182,77 +192,93 @@ export class AuditStore {
   }
 
   /**
-   * The hot path of ingest (docs/benchmarks.md): rows go in INSERTs of ROWS_PER_STATEMENT rows
-   * (one call into SQLite per slice instead of per row), a burst's shared `When` is parsed and
-   * formatted once, and each stored record is built as a literal — spreading the new record
-   * into a copy cost V8 2–3 µs per record, a third of the whole budget at 100,000 records/s.
-   * The chain values of a slice are computed in one `chainRows` call from the bound values
-   * themselves (record-chain.ts): the native addon builds the canonical records and hashes
-   * them, where JSON.stringify and a node:crypto Hash per record cost more than the insert.
+   * The hot path of ingest (docs/benchmarks.md): a burst's shared `When` is parsed and
+   * formatted once, each stored record is built as a literal (spreading the new record into a
+   * copy cost V8 2–3 µs per record), and rows go in INSERTs of ROWS_PER_STATEMENT rows (one
+   * call into SQLite per slice instead of per row). The batch's values are bound first, then
+   * its chain values are started from them in one go (record-chain.ts `startChainRows`: the
+   * native addon builds the canonical records and hashes them on its own thread), and each
+   * slice is inserted as soon as its chain values are final.
    */
   private insertRows(records: readonly NewActivityRecord[], stored: ActivityRecord[]): void {
-    const many = (this.insertMany ??= AuditStore.prepareInsert(this.connection, ROWS_PER_STATEMENT));
-    const args = this.manyArgs;
-    // The chain continues from the newest stored record, read inside this transaction: the
-    // audit API's writer thread inserts through its own connection into the same chain, and
-    // the transaction is IMMEDIATE (see `transaction`), so no other writer moves the head.
-    let chain = this.head();
-    let filled = 0;
-    let rows = 0;
-    for (let i = 0; i < records.length; i++) {
-      const record = records[i]!;
-      if (record.When !== this.lastInputWhen) {
-        const whenMs = Date.parse(record.When);
-        if (Number.isNaN(whenMs)) throw new Error(`record time "${record.When}" is not a date`);
-        if (whenMs !== this.lastWhenMs) this.lastStoredWhen = formatWhen(new Date(whenMs));
-        this.lastWhenMs = whenMs;
-        this.lastInputWhen = record.When;
+    const count = records.length;
+    if (this.batchValues.length < count * COLUMNS) this.batchValues = new Array<unknown>(count * COLUMNS);
+    const values = this.batchValues;
+    try {
+      for (let i = 0, at = 0; i < count; i++, at += COLUMNS) {
+        const record = records[i]!;
+        if (record.When !== this.lastInputWhen) {
+          const whenMs = Date.parse(record.When);
+          if (Number.isNaN(whenMs)) throw new Error(`record time "${record.When}" is not a date`);
+          this.lastWhenMs = whenMs;
+          this.lastInputWhen = record.When;
+        }
+        const whenMs = this.lastWhenMs;
+        const rid = this.rids.next(whenMs);
+        const plan = record.MonitoringPlan;
+        const details = record.DetailList;
+        values[at] = rid;
+        values[at + 1] = whenMs;
+        values[at + 2] = record.Who;
+        values[at + 3] = record.Action;
+        values[at + 4] = record.What;
+        values[at + 5] = record.Where;
+        values[at + 6] = record.ObjectType;
+        values[at + 7] = record.DataSource;
+        values[at + 8] = plan?.Name ?? null;
+        values[at + 9] = plan?.ID ?? null;
+        values[at + 10] = record.Item?.Name ?? null;
+        values[at + 11] = record.Workstation ?? null;
+        values[at + 12] = details ? JSON.stringify(details) : null;
       }
-      const whenMs = this.lastWhenMs;
-      const rid = this.rids.next(whenMs);
-      const plan = record.MonitoringPlan;
-      const details = record.DetailList;
-      const planName = plan?.Name ?? null;
-      const planId = plan?.ID ?? null;
-      const itemName = record.Item?.Name ?? null;
-      const workstation = record.Workstation ?? null;
-      const detailsJson = details ? JSON.stringify(details) : null;
-      args[filled] = rid;
-      args[filled + 1] = whenMs;
-      args[filled + 2] = record.Who;
-      args[filled + 3] = record.Action;
-      args[filled + 4] = record.What;
-      args[filled + 5] = record.Where;
-      args[filled + 6] = record.ObjectType;
-      args[filled + 7] = record.DataSource;
-      args[filled + 8] = planName;
-      args[filled + 9] = planId;
-      args[filled + 10] = itemName;
-      args[filled + 11] = workstation;
-      args[filled + 12] = detailsJson;
-      filled += COLUMNS;
-      rows++;
-      if (rows === ROWS_PER_STATEMENT) {
-        chain = AuditStore.bindChains(args, chainRows(chain, args, rows, COLUMNS), rows);
-        many.run(args);
-        filled = 0;
-        rows = 0;
+      // The chain continues from the newest stored record, read inside this transaction: the
+      // audit API's writer thread inserts through its own connection into the same chain, and
+      // the transaction is IMMEDIATE (see `transaction`), so no other writer moves the head.
+      if (this.chainOut.length < count * CHAIN_BYTES) this.chainOut = Buffer.allocUnsafe(count * CHAIN_BYTES);
+      const chains = this.startChain(this.head(), values, count, COLUMNS, this.chainOut);
+      // While the addon hashes: the records as stored, for the caller.
+      let whenMs = Number.NaN;
+      let when = '';
+      for (let i = 0, at = 0; i < count; i++, at += COLUMNS) {
+        if (values[at + 1] !== whenMs) {
+          whenMs = values[at + 1] as number;
+          when = formatWhen(new Date(whenMs));
+        }
+        stored[i] = storedRecord(records[i]!, values[at] as string, when);
       }
-      stored[i] = storedRecord(record, rid, this.lastStoredWhen);
+      this.insertValues(values, count, chains);
+    } finally {
+      values.fill(null, 0, count * COLUMNS); // the batch's strings are not kept until the next one
     }
-    if (rows === 0) return;
-    AuditStore.bindChains(args, chainRows(chain, args, rows, COLUMNS), rows);
-    for (let at = 0; at < filled; at += COLUMNS) this.insert.run(args.slice(at, at + COLUMNS));
   }
 
-  /** Puts each row's chain value (32-byte views of `chains`) in its `chain` column; returns the last. */
-  private static bindChains(args: unknown[], chains: Buffer, rows: number): Buffer {
-    let chain: Buffer = chains;
-    for (let row = 0; row < rows; row++) {
-      chain = chains.subarray(row * CHAIN_BYTES, (row + 1) * CHAIN_BYTES);
-      args[row * COLUMNS + 13] = chain;
+  /** Binds and runs the INSERTs of a batch's values, each slice once its chain values are final. */
+  private insertValues(values: unknown[], count: number, chains: BatchChains): void {
+    const many = (this.insertMany ??= AuditStore.prepareInsert(this.connection, ROWS_PER_STATEMENT));
+    const args = this.manyArgs;
+    let row = 0;
+    for (; row + ROWS_PER_STATEMENT <= count; row += ROWS_PER_STATEMENT) {
+      const chain = chains.upTo(row + ROWS_PER_STATEMENT);
+      for (let i = 0, from = row * COLUMNS; i < args.length; i += COLUMNS - 1, from += COLUMNS) {
+        for (let column = 0; column < COLUMNS - 1; column++) args[i + column] = values[from + column];
+      }
+      many.run(args, { chains: chain.subarray(row * CHAIN_BYTES, (row + ROWS_PER_STATEMENT) * CHAIN_BYTES) });
     }
-    return chain;
+    if (row === count) return;
+    const chain = chains.upTo(count);
+    for (; row < count; row++) {
+      const one = values.slice(row * COLUMNS, (row + 1) * COLUMNS);
+      one[COLUMNS - 1] = chain.subarray(row * CHAIN_BYTES, (row + 1) * CHAIN_BYTES);
+      this.insert.run(one);
+    }
+  }
+
+  /**
+   * The chain values of a batch (record-chain.ts `startChainRows`). A method of its own so that
+   * bench/pipeline-ingest.ts can time the same pipeline without it.
+   */
+  private startChain(previous: Buffer, values: unknown[], rows: number, stride: number, out: Buffer): BatchChains {
+    return startChainRows(previous, values, rows, stride, out);
   }
 
   /** The chain value of the newest stored record (GENESIS for an empty store). */

@@ -5,6 +5,7 @@
  * chains existing records and `vigil verify` all use it.
  */
 import crypto from 'node:crypto';
+import os from 'node:os';
 import { chainAddon } from './chain-addon.js';
 
 /** The predecessor of the very first record: 32 zero bytes. */
@@ -105,6 +106,56 @@ export function chainRows(previous: Buffer, values: unknown[], rows: number, str
   if (!addon) return chainRowsJs(previous, values, rows, stride);
   const { text, kinds, numbers } = packRows(values, rows, stride);
   return addon.chainPacked(previous, text, kinds, numbers, rows);
+}
+
+/** The chain values of a batch being computed (`startChainRows`). */
+export interface BatchChains {
+  /** The batch's chain values, 32 bytes a row; those of rows [0, rows) are final once it returns. */
+  upTo(rows: number): Buffer;
+}
+
+/**
+ * Below this many rows a batch is chained on the caller's thread: starting the addon's thread
+ * and waiting for it costs more than hashing a few slices. With a single core the thread
+ * could only take turns with the caller, so it is not used at all.
+ */
+const BACKGROUND_MIN_ROWS = 256;
+const BACKGROUND_WORTH_IT = os.availableParallelism() > 1;
+
+/**
+ * `chainRows` of a whole batch, computed while the caller inserts it. With the addon the values
+ * are packed here (the strings a row repeats sent once, lone surrogates rewritten in place as
+ * `chainRows` does), then the canonical records are built and hashed on the addon's thread
+ * into `out` while the caller binds and inserts the slices whose values are ready (`upTo`):
+ * the SHA-256 runs beside SQLite's insert instead of before it, still inside the batch's own
+ * transaction. `out` must hold 32 bytes a row, and must not be used for another batch before
+ * this one's last row was waited for.
+ */
+export function startChainRows(
+  previous: Buffer,
+  values: unknown[],
+  rows: number,
+  stride: number,
+  out: Buffer,
+): BatchChains {
+  const addon = chainAddon();
+  if (!addon?.chainStart || !addon.chainWait || rows < BACKGROUND_MIN_ROWS || !BACKGROUND_WORTH_IT) {
+    const chains = chainRows(previous, values, rows, stride);
+    return { upTo: () => chains };
+  }
+  const packed = packRows(values, rows, stride);
+  addon.chainStart(previous, packed.text, packed.kinds, packed.numbers, rows, out);
+  const wait = addon.chainWait.bind(addon);
+  let ready = 0;
+  return {
+    upTo(needed: number): Buffer {
+      if (needed > ready) {
+        wait(needed);
+        ready = needed;
+      }
+      return out;
+    },
+  };
 }
 
 /** `chainRows` by JSON.stringify and node:crypto: the fallback, and the reference for the addon. */

@@ -13,13 +13,26 @@
 //   record-chain.ts `canonicalAsStored`), is built here (canonical_json.cc): one string across
 //   Node-API per slice instead of one per record, and no JSON.stringify. Asking Node-API for each
 //   of the 13 values of a row instead cost more than JSON.stringify itself (docs/benchmarks.md).
+// chainStart(previous: Buffer(32), text: string, kinds: Int32Array, numbers: Float64Array, rows, out: Buffer)
+//   chainPacked for a whole batch on a thread of its own, into `out` (32 * rows bytes at least),
+//   so that the store binds and inserts the rows whose values are final while the rest are
+//   hashed; the values stay those of the batch's own transaction. The arguments are copied
+//   before it returns; `out` is kept alive until the batch is finished and waited for.
+// chainWait(rows) -> undefined
+//   Blocks until the first `rows` values of the started batch are in `out`; throws the batch's
+//   error (as chainPacked would) when it failed before them. Waiting for all rows ends the batch.
+//   Starting a batch first waits for the one before (a transaction that failed half-way).
 // chainJoined(previous: Buffer(32), text: Buffer, count: number) -> Buffer(32 * count) | null
 //   `vigil verify`'s path: `count` canonical records as one UTF-8 text separated by line feeds
 //   (which a canonical record never holds raw); null when the text does not hold `count` records.
 // chainBatch(previous: Buffer(32), canonicals: string[]) -> Buffer(32 * n)
 //   The chain of canonical records given as strings (the reference the others are tested against).
 #include <node_api.h>
+#include <uv.h>
 
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -149,6 +162,154 @@ napi_value ChainPacked(napi_env env, napi_callback_info info) {
   return out;
 }
 
+// The batch of chainStart, one per Node-API environment (the main thread and each worker thread).
+struct Background {
+  std::mutex mutex;
+  std::condition_variable changed;
+  uv_thread_t thread;
+  bool running = false;
+  size_t rows = 0;
+  size_t done = 0;
+  bool finished = true;
+  std::string error;
+  std::vector<unsigned char> previous;
+  std::vector<char16_t> text;
+  std::vector<int32_t> kinds;
+  std::vector<double> numbers;
+  unsigned char* out = nullptr;
+  napi_ref out_ref = nullptr;
+
+  static void Progress(void* context, size_t rows_done) {
+    Background* self = static_cast<Background*>(context);
+    {
+      std::lock_guard<std::mutex> lock(self->mutex);
+      self->done = rows_done;
+    }
+    self->changed.notify_all();
+  }
+
+  static void Main(void* context) { static_cast<Background*>(context)->Run(); }
+
+  void Run() {
+    std::string failure;
+    const bool ok = vigil::ChainPacked(previous.data(), previous.size(), text.data(), text.size(), kinds.data(),
+                                       numbers.data(), rows, out, failure, &Background::Progress, this);
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      finished = true;
+      if (!ok) error = failure.empty() ? "chaining failed" : failure;
+    }
+    changed.notify_all();
+  }
+
+  // Waits for the thread and lets `out` go.
+  void End(napi_env env) {
+    if (running) uv_thread_join(&thread);
+    running = false;
+    if (out_ref != nullptr && env != nullptr) napi_delete_reference(env, out_ref);
+    out_ref = nullptr;
+    out = nullptr;
+  }
+};
+
+Background* BackgroundOf(napi_env env) {
+  void* data = nullptr;
+  if (napi_get_instance_data(env, &data) == napi_ok && data != nullptr) return static_cast<Background*>(data);
+  Background* created = new Background();
+  napi_set_instance_data(
+      env, created,
+      [](napi_env, void* finalize_data, void*) {
+        Background* background = static_cast<Background*>(finalize_data);
+        background->End(nullptr);  // the environment is going: its references go with it
+        delete background;
+      },
+      nullptr);
+  return created;
+}
+
+napi_value ChainStart(napi_env env, napi_callback_info info) {
+  size_t argc = 6;
+  napi_value argv[6];
+  if (!Check(env, napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr), "chainStart: arguments"))
+    return nullptr;
+  if (argc < 6) {
+    napi_throw_type_error(env, nullptr, "chainStart(previous, text, kinds, numbers, rows, out)");
+    return nullptr;
+  }
+  Background* background = BackgroundOf(env);
+  background->End(env);
+  const unsigned char* previous = nullptr;
+  const unsigned char* out = nullptr;
+  size_t previous_length = 0, out_length = 0;
+  uint32_t rows = 0;
+  napi_valuetype text_type;
+  if (!BufferArgument(env, argv[0], "chainStart: previous must be a Buffer", &previous, &previous_length) ||
+      !CountArgument(env, argv[4], "chainStart: rows must be a count", &rows) ||
+      !BufferArgument(env, argv[5], "chainStart: out must be a Buffer", &out, &out_length) ||
+      !Check(env, napi_typeof(env, argv[1], &text_type), "chainStart: text"))
+    return nullptr;
+  if (text_type != napi_string) {
+    napi_throw_type_error(env, nullptr, "chainStart: text must be a string");
+    return nullptr;
+  }
+  if (out_length < static_cast<size_t>(rows) * kChainBytes) {
+    napi_throw_range_error(env, nullptr, "chainStart: out holds fewer than 32 bytes a row");
+    return nullptr;
+  }
+  const size_t values = static_cast<size_t>(rows) * vigil::kCanonicalValues;
+  const int32_t* kinds = nullptr;
+  const double* numbers = nullptr;
+  if (!TypedArgument(env, argv[2], napi_int32_array, values, "chainStart: kinds must be an Int32Array of 13 a row",
+                     &kinds) ||
+      !TypedArgument(env, argv[3], napi_float64_array, values,
+                     "chainStart: numbers must be a Float64Array of 13 a row", &numbers))
+    return nullptr;
+  size_t text_length = 0;
+  if (!Check(env, napi_get_value_string_utf16(env, argv[1], nullptr, 0, &text_length), "chainStart: text"))
+    return nullptr;
+  background->text.resize(text_length + 1);
+  if (!Check(env,
+             napi_get_value_string_utf16(env, argv[1], background->text.data(), text_length + 1, &text_length),
+             "chainStart: text"))
+    return nullptr;
+  background->text.resize(text_length);
+  background->previous.assign(previous, previous + previous_length);
+  background->kinds.assign(kinds, kinds + values);
+  background->numbers.assign(numbers, numbers + values);
+  if (!Check(env, napi_create_reference(env, argv[5], 1, &background->out_ref), "chainStart: out")) return nullptr;
+  background->out = const_cast<unsigned char*>(out);
+  background->rows = rows;
+  background->done = 0;
+  background->finished = false;
+  background->error.clear();
+  background->running = uv_thread_create(&background->thread, &Background::Main, background) == 0;
+  if (!background->running) background->Run();  // no thread to be had: chain here
+  return nullptr;
+}
+
+napi_value ChainWait(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  if (!Check(env, napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr), "chainWait: arguments"))
+    return nullptr;
+  uint32_t rows = 0;
+  if (argc < 1 || !CountArgument(env, argv[0], "chainWait: rows must be a count", &rows)) return nullptr;
+  Background* background = BackgroundOf(env);
+  if (background->out == nullptr || rows > background->rows) {
+    napi_throw_range_error(env, nullptr, "chainWait: no started batch holds that many rows");
+    return nullptr;
+  }
+  std::string error;
+  {
+    std::unique_lock<std::mutex> lock(background->mutex);
+    background->changed.wait(lock, [&] { return background->done >= rows || background->finished; });
+    if (background->done < rows) error = background->error;
+  }
+  if (!error.empty() || rows == background->rows) background->End(env);
+  if (!error.empty()) napi_throw_range_error(env, nullptr, ("chainPacked: " + error).c_str());
+  return nullptr;
+}
+
 napi_value ChainJoined(napi_env env, napi_callback_info info) {
   size_t argc = 3;
   napi_value argv[3];
@@ -243,7 +404,8 @@ bool Export(napi_env env, napi_value exports, const char* name, napi_callback ca
 
 napi_value Init(napi_env env, napi_value exports) {
   if (!Export(env, exports, "chainBatch", ChainBatch) || !Export(env, exports, "chainPacked", ChainPacked) ||
-      !Export(env, exports, "chainJoined", ChainJoined))
+      !Export(env, exports, "chainJoined", ChainJoined) || !Export(env, exports, "chainStart", ChainStart) ||
+      !Export(env, exports, "chainWait", ChainWait))
     return nullptr;
   return exports;
 }
