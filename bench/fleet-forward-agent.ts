@@ -7,8 +7,9 @@
  *     in the column order of vigil_records, for the COPY baseline.
  *   tsx bench/fleet-forward-agent.ts forward STORE URL DATA_DIR AGENT_ID
  *     opens a RecordForwarder on STORE (the password in DATA_DIR), says `ready` over IPC, starts
- *     forwarding on `go` with the pacing cap lifted, and answers `done` with its insert times once
- *     every record of STORE is in the fleet database.
+ *     forwarding on `go` with the pacing cap lifted, and answers `done` once every record of STORE
+ *     is in the fleet database, with its CPU time from `go` (all threads) and, summed over its
+ *     batches, the time spent reading them from SQLite, waiting for the inserts lock and holding it.
  */
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
@@ -108,6 +109,10 @@ async function forward(file: string, url: string, dataDir: string, agentId: stri
     }
   ).n;
   const pool = openFleetPool({ database: url }, dataDir, { max: 1 });
+  let batches = 0;
+  let readMs = 0;
+  let lockWaitMs = 0;
+  let lockHeldMs = 0;
   const forwarder = new RecordForwarder({
     auditDb: file,
     pool,
@@ -116,6 +121,12 @@ async function forward(file: string, url: string, dataDir: string, agentId: stri
     log: silentLogger,
     pollMs: 5,
     pacing: { maxRecordsPerSecond: 1e9 },
+    onBatch: (batch) => {
+      batches += 1;
+      readMs += batch.readMs;
+      lockWaitMs += batch.lockWaitMs;
+      lockHeldMs += batch.lockHeldMs;
+    },
     ...(process.env['VIGIL_BENCH_BATCH'] ? { batchSize: Number(process.env['VIGIL_BENCH_BATCH']) } : {}),
   });
   await new Promise<void>((resolve) => {
@@ -123,12 +134,14 @@ async function forward(file: string, url: string, dataDir: string, agentId: stri
     send({ ready: true });
   });
   const started = performance.now();
+  const cpu = process.cpuUsage();
   await forwarder.start();
   await forwarder.waitForwarded(records, 1_800_000);
   const seconds = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
   await forwarder.stop();
   await pool.end();
-  send({ done: true, records, seconds });
+  send({ done: true, records, seconds, cpuMicros: used.user + used.system, batches, readMs, lockWaitMs, lockHeldMs });
 }
 
 const [mode, ...args] = process.argv.slice(2);

@@ -8,7 +8,10 @@
  * session per agent.
  *
  * Each side of each round gets a fresh database, migrated like a fleet's; rounds alternate which
- * side goes first; medians are reported. One PostgreSQL for all (test/helpers/postgres-server.ts)
+ * side goes first; medians are reported. Also reported, per record: the CPU time of the agent
+ * processes and of PostgreSQL (the postmaster's own and its children's, exited backends
+ * included), and for the forwarders the inserts lock's wait and hold per batch (the hold is
+ * measured from the server's grant to the commit's answer; one machine, one clock). One PostgreSQL for all (test/helpers/postgres-server.ts)
  * with durable settings: fsync, full_page_writes and synchronous_commit on (see SETTINGS).
  * Prints one JSON object.
  *
@@ -49,6 +52,50 @@ const SETTINGS: Record<string, string> = {
 
 const COLUMNS =
   'agent_id, agent_seq, rid, when_ms, who, action, what, location, object_type, data_source, plan_name, plan_id, item_name, workstation, details, chain, day';
+
+/** utime+stime (and, with `children`, cutime+cstime) of a process, in µs. */
+function processCpuMicros(pid: number, children: boolean): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]) + (children ? Number(fields[13]) + Number(fields[14]) : 0);
+  return (ticks * 1e6) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = 100;
+
+/** PostgreSQL's CPU time so far: the postmaster, its exited backends (reaped: cutime) and its live children. */
+function postgresCpuMicros(postmaster: number): number {
+  let total = processCpuMicros(postmaster, true);
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const fields = fs.readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      if (Number(fields[1]) === postmaster) total += processCpuMicros(Number(entry), false);
+    } catch {
+      // ended meanwhile: its time is in the postmaster's cutime
+    }
+  }
+  return total;
+}
+
+interface Measured {
+  perSecond: number;
+  /** PostgreSQL's CPU µs per record. */
+  postgresMicros: number;
+  /** The agent processes' CPU µs per record (forwarding only). */
+  agentMicros?: number;
+  /** Per batch: reading it from SQLite, waiting for the inserts lock, holding it (ms, mean). */
+  readMs?: number;
+  lockWaitMs?: number;
+  lockHeldMs?: number;
+}
+
+interface AgentDone {
+  records: number;
+  cpuMicros: number;
+  batches: number;
+  readMs: number;
+  lockWaitMs: number;
+  lockHeldMs: number;
+}
 
 function child(args: string[]): ChildProcess {
   return fork(AGENT_SCRIPT, args, { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
@@ -108,21 +155,38 @@ async function countRecords(server: PostgresServer, name: string, table = 'vigil
 }
 
 /** 10 agent processes forwarding their stores at once; records/s from `go` to the last one done. */
-async function forwardRound(server: PostgresServer, stores: string[], scratch: string, name: string): Promise<number> {
+async function forwardRound(
+  server: PostgresServer,
+  postmaster: number,
+  stores: string[],
+  scratch: string,
+  name: string,
+): Promise<Measured> {
   const url = await freshFleetDatabase(server, name, scratch);
   const agents = stores.map((store, i) => child(['forward', store, url, scratch, `AGENT-BENCH${i}`]));
   const ends = agents.map(exited);
   await Promise.all(agents.map((a) => new Promise((resolve) => a.once('message', resolve))));
-  const done = agents.map((a) => new Promise((resolve) => a.once('message', resolve)));
+  const done = agents.map((a) => new Promise<AgentDone>((resolve) => a.once('message', resolve)));
+  const cpuBefore = postgresCpuMicros(postmaster);
   const started = performance.now();
   for (const a of agents) a.send('go');
-  await Promise.all(done);
+  const reports = await Promise.all(done);
   const seconds = (performance.now() - started) / 1000;
   await Promise.all(ends);
   const stored = await countRecords(server, name);
+  const postgresMicros = (postgresCpuMicros(postmaster) - cpuBefore) / stored;
   if (stored !== PER_AGENT * AGENTS) throw new Error(`forwarded ${stored} records, expected ${PER_AGENT * AGENTS}`);
   await dropDatabase(server, name);
-  return Math.round(stored / seconds);
+  const sum = (pick: (r: AgentDone) => number): number => reports.reduce((total, r) => total + pick(r), 0);
+  const batches = sum((r) => r.batches);
+  return {
+    perSecond: Math.round(stored / seconds),
+    postgresMicros: Math.round(postgresMicros),
+    agentMicros: Math.round(sum((r) => r.cpuMicros) / stored),
+    readMs: Number((sum((r) => r.readMs) / batches).toFixed(1)),
+    lockWaitMs: Number((sum((r) => r.lockWaitMs) / batches).toFixed(1)),
+    lockHeldMs: Number((sum((r) => r.lockHeldMs) / batches).toFixed(1)),
+  };
 }
 
 function psqlCopy(url: string, table: string, csv: string): Promise<unknown> {
@@ -141,12 +205,13 @@ function psqlCopy(url: string, table: string, csv: string): Promise<unknown> {
  */
 async function copyRound(
   server: PostgresServer,
+  postmaster: number,
   csvs: string[],
   scratch: string,
   name: string,
   sessions: 'one' | 'per-agent',
   bare = false,
-): Promise<number> {
+): Promise<Measured> {
   await freshFleetDatabase(server, name, scratch);
   const adminUrl = server.adminUrl.replace(/\/postgres$/, `/${name}`);
   const table = bare ? 'bare_copy' : 'vigil_records';
@@ -157,14 +222,16 @@ async function copyRound(
       ),
     );
   }
+  const cpuBefore = postgresCpuMicros(postmaster);
   const started = performance.now();
   if (sessions === 'one') await psqlCopy(adminUrl, table, path.join(scratch, 'all.csv'));
   else await Promise.all(csvs.map((csv) => psqlCopy(adminUrl, table, csv)));
   const seconds = (performance.now() - started) / 1000;
+  const postgresMicros = (postgresCpuMicros(postmaster) - cpuBefore) / (PER_AGENT * AGENTS);
   const stored = await countRecords(server, name, table);
   if (stored !== PER_AGENT * AGENTS) throw new Error(`copied ${stored} records, expected ${PER_AGENT * AGENTS}`);
   await dropDatabase(server, name);
-  return Math.round(stored / seconds);
+  return { perSecond: Math.round(stored / seconds), postgresMicros: Math.round(postgresMicros) };
 }
 
 const median = (values: number[]): number => {
@@ -187,6 +254,10 @@ async function main(): Promise<void> {
       shown['server_version'] = (await c.query('SHOW server_version')).rows[0].server_version;
       return shown;
     });
+    const postmaster = await withAdmin(server, 'postgres', async (c) => {
+      const backend = (await c.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
+      return Number(fs.readFileSync(`/proc/${backend}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+    });
     writeFleetPassword(scratch, server.password);
     const fillStarted = performance.now();
     const stores = await fillStores(scratch);
@@ -194,17 +265,17 @@ async function main(): Promise<void> {
     fs.writeFileSync(path.join(scratch, 'all.csv'), Buffer.concat(csvs.map((csv) => fs.readFileSync(csv))));
     const fillSeconds = (performance.now() - fillStarted) / 1000;
     const sides = {
-      forwarded: [] as number[],
-      copyOneSession: [] as number[],
-      copyPerAgent: [] as number[],
-      bareCopy: [] as number[],
+      forwarded: [] as Measured[],
+      copyOneSession: [] as Measured[],
+      copyPerAgent: [] as Measured[],
+      bareCopy: [] as Measured[],
     };
     const loads: number[] = [];
-    const steps: Array<[keyof typeof sides, (round: number) => Promise<number>]> = [
-      ['forwarded', (r) => forwardRound(server, stores, scratch, `fwd_${r}`)],
-      ['copyOneSession', (r) => copyRound(server, csvs, scratch, `copy_${r}`, 'one')],
-      ['copyPerAgent', (r) => copyRound(server, csvs, scratch, `copyn_${r}`, 'per-agent')],
-      ['bareCopy', (r) => copyRound(server, csvs, scratch, `bare_${r}`, 'one', true)],
+    const steps: Array<[keyof typeof sides, (round: number) => Promise<Measured>]> = [
+      ['forwarded', (r) => forwardRound(server, postmaster, stores, scratch, `fwd_${r}`)],
+      ['copyOneSession', (r) => copyRound(server, postmaster, csvs, scratch, `copy_${r}`, 'one')],
+      ['copyPerAgent', (r) => copyRound(server, postmaster, csvs, scratch, `copyn_${r}`, 'per-agent')],
+      ['bareCopy', (r) => copyRound(server, postmaster, csvs, scratch, `bare_${r}`, 'one', true)],
     ];
     const measured = PER_AGENT_COPY ? steps : steps.filter(([side]) => side !== 'copyPerAgent');
     for (let round = 0; round < ROUNDS; round++) {
@@ -212,15 +283,20 @@ async function main(): Promise<void> {
       const order = measured.map((_, i) => measured[(i + round) % measured.length]!);
       for (const [side, measure] of order) {
         loads.push(os.loadavg()[0]!);
-        const perSecond = await measure(round);
-        sides[side].push(perSecond);
+        const result = await measure(round);
+        sides[side].push(result);
         process.stderr.write(
-          `round ${round + 1} ${side}: ${perSecond} records/s (load ${os.loadavg()[0]!.toFixed(1)})\n`,
+          `round ${round + 1} ${side}: ${JSON.stringify(result)} (load ${os.loadavg()[0]!.toFixed(1)})\n`,
         );
       }
     }
-    const forwarded = median(sides.forwarded);
-    const ratio = (base: number[]): number => Number((forwarded / median(base)).toFixed(2));
+    const rates = (side: Measured[]): number[] => side.map((m) => m.perSecond);
+    const middle = (side: Measured[], pick: (m: Measured) => number | undefined): number =>
+      median(side.map((m) => (pick(m) ?? 0) * 10)) / 10;
+    const forwarded = median(rates(sides.forwarded));
+    const ratio = (base: Measured[]): number => Number((forwarded / median(rates(base))).toFixed(2));
+    // Each round's forwarding against the same round's COPY (the same load, minutes apart).
+    const roundRatios = sides.forwarded.map((f, i) => f.perSecond / sides.copyOneSession[i]!.perSecond);
     process.stdout.write(
       JSON.stringify({
         agents: AGENTS,
@@ -228,13 +304,28 @@ async function main(): Promise<void> {
         rounds: ROUNDS,
         batchSize: process.env['VIGIL_BENCH_BATCH'] ? Number(process.env['VIGIL_BENCH_BATCH']) : 'default',
         forwardedPerSecond: forwarded,
-        copyOneSessionPerSecond: median(sides.copyOneSession),
+        copyOneSessionPerSecond: median(rates(sides.copyOneSession)),
         ...(PER_AGENT_COPY
-          ? { copyPerAgentPerSecond: median(sides.copyPerAgent), forwardedVsCopyPerAgent: ratio(sides.copyPerAgent) }
+          ? {
+              copyPerAgentPerSecond: median(rates(sides.copyPerAgent)),
+              forwardedVsCopyPerAgent: ratio(sides.copyPerAgent),
+            }
           : {}),
-        bareCopyPerSecond: median(sides.bareCopy),
+        bareCopyPerSecond: median(rates(sides.bareCopy)),
         forwardedVsCopy: ratio(sides.copyOneSession),
+        forwardedVsCopyPerRoundMedian: median(roundRatios.map((r) => r * 100)) / 100,
         forwardedVsBareCopy: ratio(sides.bareCopy),
+        cpuMicrosPerRecord: {
+          forwardingAgents: middle(sides.forwarded, (m) => m.agentMicros),
+          forwardingPostgres: middle(sides.forwarded, (m) => m.postgresMicros),
+          copyPostgres: middle(sides.copyOneSession, (m) => m.postgresMicros),
+          bareCopyPostgres: middle(sides.bareCopy, (m) => m.postgresMicros),
+        },
+        perBatchMs: {
+          readFromSqlite: middle(sides.forwarded, (m) => m.readMs),
+          lockWait: middle(sides.forwarded, (m) => m.lockWaitMs),
+          lockHeld: middle(sides.forwarded, (m) => m.lockHeldMs),
+        },
         perRound: sides,
         fillSeconds: Math.round(fillSeconds),
         loadAverage: {

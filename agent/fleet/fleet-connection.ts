@@ -177,32 +177,14 @@ function socketOf(client: pg.Client | pg.PoolClient): { destroy(): void } | unde
 }
 
 /**
- * A query on a connection of its own from the pool that fails as soon as the server is known to
- * be out of reach. A link that silently drops packets (a pulled cable, a network partition)
- * gives no error: the socket retransmits for many minutes and the query waits for its
- * `query_timeout`, a minute in which the member still says "connected". A long wait can be
- * normal too (batches queue on the inserts lock), so the query is not cut short by a timer:
- * every `checkAfterMs` the server is asked on a new connection, and only if that fails is the
- * waiting connection destroyed and the query failed.
- */
-export function queryWhileReachable<R extends pg.QueryResultRow = pg.QueryResultRow>(
-  pool: pg.Pool,
-  /** The statement, or its text with a `name` that prepares it once per connection. */
-  query: string | { text: string; name?: string; rowMode?: 'array' },
-  values: unknown[],
-  checkAfterMs = REACHABILITY_CHECK_MS,
-): Promise<pg.QueryResult<R>> {
-  return whileReachable(
-    pool,
-    (client) => client.query<R>(typeof query === 'string' ? { text: query, values } : { ...query, values }),
-    checkAfterMs,
-  );
-}
-
-/**
- * `work` (a few statements, a transaction) on a connection of its own from the pool, watched as
- * queryWhileReachable watches its query: the connection is destroyed, and `work` fails, once
- * the server is known to be out of reach. A connection on which `work` failed is not reused.
+ * Work on a connection of its own from the pool that fails as soon as the server is known to be
+ * out of reach. A link that silently drops packets (a pulled cable, a network partition) gives
+ * no error: the socket retransmits for many minutes and a query waits for its `query_timeout`, a
+ * minute in which the member still says "connected". A long wait can be normal too (batches
+ * queue on the inserts lock), so the work is not cut short by a timer: every `checkAfterMs` the
+ * server is asked on a new connection, and only if that fails is the connection destroyed and
+ * the work failed. The connection goes back to the pool after the work, or is discarded if the
+ * work failed (it may be inside a transaction or a COPY).
  */
 export async function whileReachable<T>(
   pool: pg.Pool,
@@ -211,7 +193,7 @@ export async function whileReachable<T>(
 ): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
-  // Errors reach the query's promise; without a listener a checked-out client's 'error' would throw.
+  // Errors reach the work's promise; without a listener a checked-out client's 'error' would throw.
   const onError = (error: Error): void => void (broken ??= error);
   client.on('error', onError);
   let settled = false;
@@ -240,4 +222,19 @@ export async function whileReachable<T>(
     // As pool.query does: a connection whose query failed is not reused.
     client.release(failed);
   }
+}
+
+/** One statement through whileReachable: the fleet's query path (forwarder, registry, audit reads). */
+export function queryWhileReachable<R extends pg.QueryResultRow = pg.QueryResultRow>(
+  pool: pg.Pool,
+  /** The statement, or its text with a `name` that prepares it once per connection. */
+  query: string | { text: string; name?: string; rowMode?: 'array' },
+  values: unknown[],
+  checkAfterMs = REACHABILITY_CHECK_MS,
+): Promise<pg.QueryResult<R>> {
+  return whileReachable(
+    pool,
+    (client) => client.query<R>(typeof query === 'string' ? { text: query, values } : { ...query, values }),
+    checkAfterMs,
+  );
 }

@@ -1,9 +1,11 @@
 /**
  * The fleet's agents (docs/fleet.md): each member writes its row in `vigil_agents` at start and
  * every 30 s (host name, API address and port, version, hosts as JSON); any member lists them.
- * A member not seen for 2 minutes has status Warning.
+ * A member not seen for 2 minutes has status Warning. Every query goes through
+ * queryWhileReachable, so a member cut off by a silent link does not wait a minute for an answer.
  */
 import type pg from 'pg';
+import { queryWhileReachable } from './fleet-connection.js';
 
 export const HEARTBEAT_MS = 30_000;
 export const STALE_AFTER_MS = 120_000;
@@ -31,7 +33,8 @@ export interface FleetMember {
 }
 
 export async function registerMember(pool: pg.Pool, member: MemberRegistration): Promise<void> {
-  await pool.query(
+  await queryWhileReachable(
+    pool,
     `INSERT INTO vigil_agents (id, host, api_address, api_port, version, hosts, last_seen, joined_at)
      VALUES ($1, $2, $3, $4, $5, $6::jsonb, now(), now())
      ON CONFLICT (id) DO UPDATE SET host = excluded.host, api_address = excluded.api_address,
@@ -73,11 +76,11 @@ const SELECT = `SELECT id, host, api_address, api_port, version, hosts, last_see
 
 /** Every member, in id order; "stale" is judged by the database's clock, which all members share. */
 export async function listMembers(pool: pg.Pool): Promise<FleetMember[]> {
-  const { rows } = await pool.query<AgentRow>(`${SELECT} ORDER BY id`, [STALE_AFTER_MS / 1000]);
+  const { rows } = await queryWhileReachable<AgentRow>(pool, `${SELECT} ORDER BY id`, [STALE_AFTER_MS / 1000]);
   return rows.map(member);
 }
 
 export async function findMember(pool: pg.Pool, id: string): Promise<FleetMember | undefined> {
-  const { rows } = await pool.query<AgentRow>(`${SELECT} WHERE id = $2`, [STALE_AFTER_MS / 1000, id]);
+  const { rows } = await queryWhileReachable<AgentRow>(pool, `${SELECT} WHERE id = $2`, [STALE_AFTER_MS / 1000, id]);
   return rows[0] && member(rows[0]);
 }

@@ -12,15 +12,10 @@ import Database from 'better-sqlite3';
 import type pg from 'pg';
 import type { Logger } from '../log/logger.js';
 import { queryWhileReachable } from './fleet-connection.js';
-import { ADVISORY_KEYS, utcDay } from './pg-schema.js';
-import type { CanonicalRow } from '../store/record-chain.js';
+import { COPY_LINES, insertCopyText, type CopyBatch, type InsertTiming } from './forward-copy.js';
 import { ReconnectPacing, type PacingOptions } from './reconnect-pacing.js';
 
-/** A local record as forwarded: its canonical columns, its local seq and its chain value. */
-export interface ForwardedRow extends CanonicalRow {
-  seq: number;
-  chain: Buffer | null;
-}
+export { insertRecords, type ForwardedRow } from './forward-copy.js';
 
 export interface ForwarderOptions {
   auditDb: string;
@@ -35,14 +30,16 @@ export interface ForwarderOptions {
   pacing?: PacingOptions;
   /** Called before each insert, once connected; migrations and partitions go here. */
   prepare?: () => Promise<void>;
+  /** Called after each batch is in the fleet database (benchmarks). */
+  onBatch?: (batch: { records: number; readMs: number } & InsertTiming) => void;
 }
 
 /**
- * Records per batch. Every batch holds the fleet's inserts lock for its statement and commit, so
- * its fixed costs (a round trip, planning, a commit's WAL flush, handing the lock on) are paid
- * serially by the whole fleet: 2,000 records make them small against the rows' own index work
- * (docs/fleet.md "Sizing"). Reading and encoding a batch is synchronous, about 10 µs of CPU per
- * record (some 20 ms a batch), well under the event loop's 100 ms per turn.
+ * Records per batch. Every batch holds the fleet's inserts lock for its insert and commit, so
+ * its fixed costs (planning, a commit's WAL flush, handing the lock on) are paid serially by the
+ * whole fleet: 2,000 records make them small against the rows' own index work (docs/fleet.md
+ * "Sizing"). Reading a batch is one synchronous SQLite statement that also writes its COPY text,
+ * a few µs of CPU per record (some 10 ms a batch), well under the event loop's 100 ms per turn.
  */
 const BATCH_SIZE = 2_000;
 
@@ -55,67 +52,6 @@ interface Waiter {
 
 export class FleetUnreachableError extends Error {
   override name = 'FleetUnreachableError';
-}
-
-/**
- * The insert of one batch: one statement, one round trip, whatever the batch size (its columns
- * as arrays). It takes the inserts lock before its first row gets its `seq` and holds it to its
- * commit, so the fleet's `seq` order is its commit order; one statement keeps the lock held for
- * the statement's own work only, not for client round trips.
- */
-const INSERT = `
-  INSERT INTO vigil_records (agent_id, agent_seq, rid, when_ms, who, action, what, location, object_type,
-                             data_source, plan_name, plan_id, item_name, workstation, details, chain, day)
-  SELECT $1, u.*
-    FROM (SELECT pg_advisory_xact_lock(${ADVISORY_KEYS.inserts})) AS inserts_lock,
-         unnest($2::bigint[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[],
-                $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[],
-                $14::text[], $15::text[], $16::bytea[], $17::date[]) AS u
-  ON CONFLICT DO NOTHING`;
-
-export function insertParameters(agentId: string, rows: readonly ForwardedRow[]): unknown[] {
-  const column = <T>(pick: (row: ForwardedRow) => T): T[] => rows.map(pick);
-  return [
-    agentId,
-    column((r) => r.seq),
-    column((r) => r.rid),
-    column((r) => r.when_ms),
-    column((r) => r.who),
-    column((r) => r.action),
-    column((r) => r.what),
-    column((r) => r.location),
-    column((r) => r.object_type),
-    column((r) => r.data_source),
-    column((r) => r.plan_name),
-    column((r) => r.plan_id),
-    column((r) => r.item_name),
-    column((r) => r.workstation),
-    column((r) => r.details),
-    column((r) => r.chain),
-    column(dayOfRecord()),
-  ];
-}
-
-/** utcDay, formatted once per day of a batch rather than once per record. */
-function dayOfRecord(): (row: ForwardedRow) => string {
-  let lastDay = NaN;
-  let lastText = '';
-  return (row) => {
-    const day = Math.floor(row.when_ms / 86_400_000);
-    if (day !== lastDay) {
-      lastDay = day;
-      lastText = utcDay(row.when_ms);
-    }
-    return lastText;
-  };
-}
-
-/**
- * Inserts the rows in one transaction that holds the inserts lock (seq order is commit order).
- * A named statement: each connection parses and plans it once, not once per batch.
- */
-export async function insertRecords(pool: pg.Pool, agentId: string, rows: readonly ForwardedRow[]): Promise<void> {
-  await queryWhileReachable(pool, { name: 'vigil_insert_records', text: INSERT }, insertParameters(agentId, rows));
 }
 
 export class RecordForwarder {
@@ -140,11 +76,7 @@ export class RecordForwarder {
   constructor(private readonly options: ForwarderOptions) {
     this.db = new Database(options.auditDb, { fileMustExist: true });
     this.db.pragma('busy_timeout = 1000');
-    this.readBatch = this.db.prepare(
-      `SELECT seq, rid, when_ms, who, action, what, location, object_type, data_source,
-              plan_name, plan_id, item_name, workstation, details, chain
-         FROM activity_records WHERE seq > ? ORDER BY seq LIMIT ?`,
-    );
+    this.readBatch = this.db.prepare(COPY_LINES);
     this.readCursor = this.db.prepare('SELECT last_seq FROM fleet_forward_cursor WHERE database = ?');
     this.saveCursor = this.db.prepare(
       `INSERT INTO fleet_forward_cursor (database, last_seq) VALUES (?, ?)
@@ -263,21 +195,24 @@ export class RecordForwarder {
           await this.options.prepare?.();
           this.prepared = true;
         }
-        const rows = this.readBatch.all(this.cursor, batchSize) as ForwardedRow[];
-        if (rows.length > 0) {
+        const read = performance.now();
+        const batch = this.readBatch.get({ after: this.cursor, limit: batchSize }) as CopyBatch;
+        if (batch.records > 0) {
           const started = Date.now();
-          await insertRecords(this.options.pool, this.options.agentId, rows);
-          this.cursor = rows[rows.length - 1]!.seq;
+          const readMs = performance.now() - read;
+          const timing = await insertCopyText(this.options.pool, this.options.agentId, batch.text!);
+          this.cursor = batch.lastSeq!;
           this.saveCursor.run(this.options.database, this.cursor);
-          waitMs = rows.length === batchSize ? this.pacing.pauseAfter(rows.length, Date.now() - started) : 0;
+          this.options.onBatch?.({ records: batch.records, readMs, ...timing });
+          waitMs = batch.records === batchSize ? this.pacing.pauseAfter(batch.records, Date.now() - started) : 0;
         } else {
           // Nothing new: a cheap round trip keeps the state true while idle.
           if (!this.connected) await queryWhileReachable(this.options.pool, 'SELECT 1', []);
         }
         this.markConnected();
         this.releaseWaiters();
-        if (rows.length > 0 && waitMs === 0) continue;
-        if (rows.length === 0) waitMs = this.options.pollMs ?? 250;
+        if (batch.records > 0 && waitMs === 0) continue;
+        if (batch.records === 0) waitMs = this.options.pollMs ?? 250;
       } catch (error) {
         this.markUnreachable(error as Error);
         waitMs = this.pacing.failed();

@@ -93,7 +93,8 @@ export function createFleetService(deps: FleetSetupDeps): FleetService {
     if (!current) {
       return { database: settings.current.fleet?.database ?? null, state: 'alone', backlog: 0, members: [] };
     }
-    const members = (await current.members().catch(() => null)) ?? [];
+    // Known unreachable: answer now with what the member knows, rather than wait for a connection to fail.
+    const members = current.state() === 'connected' ? ((await current.members().catch(() => null)) ?? []) : [];
     return {
       database: current.database,
       state: current.state(),

@@ -1,0 +1,145 @@
+/**
+ * How a batch of records travels to the fleet database (docs/fleet.md "Forwarding"): as the text
+ * of a `COPY … FROM STDIN` (PostgreSQL's text format), streamed into a staging table private to
+ * the session, then moved into `vigil_records` by one `INSERT … SELECT` that holds the fleet's
+ * inserts lock. The COPY — parsing every row — runs outside the lock, in parallel with other
+ * members' inserts; only the insert into the indexed table and the commit are serial.
+ *
+ * The local store writes the COPY text itself (`COPY_LINES`): escaping is SQL over each column,
+ * so a batch reaches the agent as one string and costs no JavaScript per record.
+ */
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import type pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import type { CanonicalRow } from '../store/record-chain.js';
+import { whileReachable } from './fleet-connection.js';
+import { ADVISORY_KEYS, utcDay } from './pg-schema.js';
+
+/** The staged columns, in COPY order; `agent_id` is the batch's own, `seq` the fleet's. */
+const STAGED_COLUMNS =
+  'agent_seq, rid, when_ms, who, action, what, location, object_type, data_source, plan_name, plan_id, item_name, workstation, details, chain, day';
+
+const STAGE = 'vigil_forward_stage';
+
+/**
+ * A text column as COPY's text format reads it: `\N` for NULL; backslash, newline, carriage
+ * return and tab (the delimiter) escaped; every other character, control characters and
+ * characters beyond the BMP included, as it is. Most values hold none of the four: one GLOB scan
+ * (no escape character in GLOB, so `\` in the class is itself) spares them four replace() copies.
+ */
+function copyText(column: string): string {
+  const escaped = `replace(replace(replace(replace(${column}, '\\', '\\\\'), char(10), '\\n'), char(13), '\\r'), char(9), '\\t')`;
+  return `coalesce(CASE WHEN ${column} GLOB '*[\t\n\r\\]*' THEN ${escaped} ELSE ${column} END, '\\N')`;
+}
+
+/**
+ * SQLite: the COPY text of the local records after `$after` in seq order, at most `$limit` of
+ * them, in one string (lines end in a newline), with the batch's last seq and its count. `day`
+ * is the UTC day of `when_ms`, rounded down also before 1970 (utcDay); `chain` is bytea's hex
+ * form, its backslash escaped for COPY.
+ */
+export const COPY_LINES = `
+  SELECT count(*) AS records, max(seq) AS "lastSeq", string_agg(line, '' ORDER BY seq) AS text FROM (
+    SELECT seq, seq || char(9) || ${copyText('rid')} || char(9) || when_ms
+           || char(9) || ${copyText('who')} || char(9) || ${copyText('action')}
+           || char(9) || ${copyText('what')} || char(9) || ${copyText('location')}
+           || char(9) || ${copyText('object_type')} || char(9) || ${copyText('data_source')}
+           || char(9) || ${copyText('plan_name')} || char(9) || ${copyText('plan_id')}
+           || char(9) || ${copyText('item_name')} || char(9) || ${copyText('workstation')}
+           || char(9) || ${copyText('details')}
+           || char(9) || coalesce('\\\\x' || hex(chain), '\\N')
+           || char(9) || coalesce(date(when_ms / 1000 - (when_ms % 1000 < 0), 'unixepoch'), '\\N')
+           || char(10) AS line
+      FROM activity_records WHERE seq > $after ORDER BY seq LIMIT $limit)`;
+
+/** A batch as COPY_LINES reads it. */
+export interface CopyBatch {
+  records: number;
+  lastSeq: number | null;
+  text: string | null;
+}
+
+/** A local record as forwarded: its canonical columns, its local seq and its chain value. */
+export interface ForwardedRow extends CanonicalRow {
+  seq: number;
+  chain: Buffer | null;
+}
+
+/** One text value as COPY_LINES escapes it (for rows built in JavaScript). */
+function escapeText(value: string | null): string {
+  if (value === null) return '\\N';
+  return value.replace(/[\\\n\r\t]/g, (c) => ({ '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' })[c]!);
+}
+
+/** COPY_LINES's text for rows in hand rather than in the local store. */
+export function copyLines(rows: readonly ForwardedRow[]): string {
+  return rows
+    .map(
+      (r) =>
+        [
+          String(r.seq),
+          escapeText(r.rid),
+          String(r.when_ms),
+          ...[r.who, r.action, r.what, r.location, r.object_type, r.data_source].map(escapeText),
+          ...[r.plan_name, r.plan_id, r.item_name, r.workstation, r.details].map(escapeText),
+          r.chain === null ? '\\N' : `\\\\x${r.chain.toString('hex')}`,
+          utcDay(r.when_ms),
+        ].join('\t') + '\n',
+    )
+    .join('');
+}
+
+/** When the lock was granted and when the statement arrived, by the server's clock (ms). */
+interface LockTimes {
+  arrived: number;
+  locked: number;
+}
+
+export interface InsertTiming {
+  /** From the statement's arrival to the lock (waiting for other members' inserts). */
+  lockWaitMs: number;
+  /** From the lock to the answer of the commit: what the fleet waits for this batch. */
+  lockHeldMs: number;
+}
+
+/** Connections that have this session's staging table already. */
+const staged = new WeakSet<pg.PoolClient>();
+
+/**
+ * Inserts COPY text (COPY_LINES's form) as `agentId`'s records: COPY into the session's staging
+ * table, then, under the inserts lock, one `INSERT … SELECT` in agent_seq order and the commit,
+ * sent as one message so the lock is held for their work and a single round trip. Records
+ * already there conflict and are skipped (a re-sent batch).
+ */
+export async function insertCopyText(pool: pg.Pool, agentId: string, text: string): Promise<InsertTiming> {
+  return whileReachable(pool, async (client) => {
+    if (!staged.has(client)) {
+      // ON COMMIT DELETE ROWS: each batch's transaction starts from an empty stage.
+      await client.query(
+        `CREATE TEMP TABLE IF NOT EXISTS ${STAGE} ON COMMIT DELETE ROWS AS
+           SELECT ${STAGED_COLUMNS} FROM vigil_records WITH NO DATA`,
+      );
+      staged.add(client);
+    }
+    await client.query('BEGIN');
+    await pipeline(Readable.from([Buffer.from(text, 'utf8')]), client.query(copyFrom(`COPY ${STAGE} FROM STDIN`)));
+    const results = (await client.query(
+      `SELECT (extract(epoch FROM statement_timestamp()) * 1000)::float8 AS arrived,
+              (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS locked
+         FROM pg_advisory_xact_lock(${ADVISORY_KEYS.inserts});
+       INSERT INTO vigil_records (agent_id, ${STAGED_COLUMNS})
+         SELECT ${client.escapeLiteral(agentId)}, ${STAGED_COLUMNS} FROM ${STAGE} ORDER BY agent_seq
+         ON CONFLICT DO NOTHING;
+       COMMIT`,
+    )) as unknown as pg.QueryResult<LockTimes>[];
+    const answered = Date.now();
+    const times = results[0]!.rows[0]!;
+    return { lockWaitMs: times.locked - times.arrived, lockHeldMs: answered - times.locked };
+  });
+}
+
+/** Inserts rows in hand (tests, tools) the way the forwarder inserts a batch. */
+export async function insertRecords(pool: pg.Pool, agentId: string, rows: readonly ForwardedRow[]): Promise<void> {
+  if (rows.length > 0) await insertCopyText(pool, agentId, copyLines(rows));
+}
