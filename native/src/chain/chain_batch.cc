@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "canonical_json.h"
+#include "log_digest_addon.h"
 
 namespace {
 
@@ -245,6 +246,7 @@ napi_value Init(napi_env env, napi_value exports) {
   if (!Export(env, exports, "chainBatch", ChainBatch) || !Export(env, exports, "chainPacked", ChainPacked) ||
       !Export(env, exports, "chainJoined", ChainJoined))
     return nullptr;
+  if (!vigil::ExportLineDigests(env, exports)) return nullptr;
   return exports;
 }
 
