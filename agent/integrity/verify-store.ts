@@ -31,15 +31,17 @@ export interface StoreCheck {
 
 export interface VerifyStoreOptions {
   /**
-   * Worker threads the records are split over (each checks one `seq` range, verify-range.ts).
-   * Default: one per core up to MAX_WORKERS, and none (this thread) below PARALLEL_FROM records.
+   * Worker threads the records are split over, one `seq` range each (verify-range.ts), this
+   * thread waiting. Default: one fewer than the cores (up to MAX_WORKERS), in smaller ranges
+   * taken in turn, this thread taking ranges too; none (this thread alone) below PARALLEL_FROM
+   * records or on one core.
    */
   workers?: number;
   /**
    * Work this thread does meanwhile (the log files, log-verification.ts), settled when it is
-   * done. The records are then checked in worker threads, one fewer than the cores (at least
-   * one; `workers` if given), in smaller ranges taken in turn, and this thread takes its share
-   * of them once its own work is done: the cores there are share the whole work evenly.
+   * done: the records are checked as by default (with `workers` threads if given, at least
+   * one), this thread taking its share of the ranges once its own work is done. So the cores
+   * share the whole work evenly.
    */
   alongside?: Promise<unknown>;
 }
@@ -64,20 +66,21 @@ export async function verifyStore(
     db.prepare('BEGIN').run();
     const plan = planCheck(db, file, name, publicKey);
     const cores = Math.min(os.availableParallelism(), MAX_WORKERS);
-    const small = plan.records < PARALLEL_FROM;
+    const { alongside } = options;
+    const workers = options.workers ?? cores - 1;
+    const thisThreadAlone =
+      options.workers === undefined
+        ? plan.records < PARALLEL_FROM || (workers < 1 && !alongside)
+        : workers <= 1 && !alongside;
     let results: RangeResult[];
-    if (plan.jobs.length === 0 || (small && options.workers === undefined)) {
+    if (plan.jobs.length === 0 || thisThreadAlone) {
       results = plan.jobs.map((job) => checkRange(db, job));
-    } else if (options.alongside) {
-      const workers = options.workers ?? Math.max(1, cores - 1);
-      const ranges = splitJob(plan.jobs[0]!, (workers + 1) * RANGES_PER_THREAD);
-      results = await inWorkers(db, ranges, workers, options.alongside);
+    } else if (options.workers !== undefined && !alongside) {
+      results = await inWorkers(db, splitJob(plan.jobs[0]!, workers), workers, null);
     } else {
-      const workers = options.workers ?? cores;
-      results =
-        workers <= 1
-          ? plan.jobs.map((job) => checkRange(db, job))
-          : await inWorkers(db, splitJob(plan.jobs[0]!, workers), workers, null);
+      const threads = Math.max(1, workers);
+      const ranges = splitJob(plan.jobs[0]!, (threads + 1) * RANGES_PER_THREAD);
+      results = await inWorkers(db, ranges, threads, alongside ?? Promise.resolve());
     }
     db.prepare('COMMIT').run();
     return finish(name, plan, results);
