@@ -17,7 +17,7 @@
     },
     {
       "target_name": "vigil_chain",
-      "sources": ["src/chain/chain_batch.cc", "src/chain/canonical_json.cc"],
+      "sources": ["src/chain/chain_batch.cc", "src/chain/canonical_json.cc", "src/chain/log_digest.cc", "src/chain/log_digest_addon.cc"],
       "defines": ["NAPI_VERSION=8"],
       "cflags": ["-Wall", "-Wextra", "-Werror"],
       "cflags_cc": ["-std=c++17", "-O3", "-Wall", "-Wextra", "-Werror"],

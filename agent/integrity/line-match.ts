@@ -16,7 +16,7 @@ export interface LineMatch {
   missing: number[];
 }
 
-export function matchLines(expected: readonly number[], actual: readonly number[]): LineMatch {
+export function matchLines(expected: ArrayLike<number>, actual: ArrayLike<number>): LineMatch {
   const where = new Map<number, number[]>();
   for (let i = 0; i < expected.length; i++) {
     const list = where.get(expected[i]!);

@@ -10,18 +10,18 @@
  * lines the unmatched ones pair up as changed, the rest of the file's as inserted and the rest of
  * the recorded as removed; recorded lines missing at the end were truncated.
  */
-import type crypto from 'node:crypto';
+import crypto from 'node:crypto';
 import { GENESIS } from '../store/record-chain.js';
+import { DigestList, scanLines } from './line-digests.js';
 import {
-  digestsFromBase64,
+  DIGEST_BYTES,
   lineDigest,
-  nextLinesChain,
   parseSidecarLine,
   signatureMessage,
   type SignatureEntry,
 } from './log-sidecar-format.js';
 import { verifySignature } from './signing-key.js';
-import { consecutiveRuns, matchLines, range } from './line-match.js';
+import { compareLines } from './line-differences.js';
 import type { Problem, ProblemKind, VerifiedRange } from './verify-report.js';
 
 interface Batch {
@@ -41,7 +41,7 @@ export interface LogFileResult {
 const UNKNOWN = -1;
 
 export class LogFileCheck {
-  private readonly expected: number[] = [];
+  private readonly expected = new DigestList();
   private readonly batches: Batch[] = [];
   private readonly signatures: SignatureEntry[] = [];
   private readonly problems: Problem[] = [];
@@ -49,9 +49,11 @@ export class LogFileCheck {
   private sidecarLines = 0;
   private sawHeader = false;
 
-  private readonly actual: number[] = [];
+  private readonly actual = new DigestList();
   private carry: Buffer | null = null;
   private pending: Buffer[] = [];
+  /** Where the bytes of the chunk being read that are not yet in a closed batch start. */
+  private segment = 0;
   private batchIndex = 0;
   private chain: Buffer = GENESIS;
   /** The chain recomputed from the file at each batch boundary reached (line → hex). */
@@ -86,26 +88,41 @@ export class LogFileCheck {
   /** More of the log file, in order. The chunk is kept until its batch is complete: pass a fresh one. */
   addFileBytes(chunk: Buffer): void {
     let start = 0;
-    let segment = 0;
-    for (;;) {
-      const end = chunk.indexOf(0x0a, start);
-      if (end < 0) break;
-      if (this.carry) {
-        const line = Buffer.concat([this.carry, chunk.subarray(0, end)]);
-        this.actual.push(lineDigest(line, 0, line.length));
-        this.carry = null;
-      } else this.actual.push(lineDigest(chunk, start, end));
+    this.segment = 0;
+    if (this.carry) {
+      const end = chunk.indexOf(0x0a);
+      if (end < 0) {
+        this.carry = Buffer.concat([this.carry, chunk]);
+        this.pending.push(chunk);
+        return;
+      }
+      const line = Buffer.concat([this.carry, chunk.subarray(0, end)]);
+      this.carry = null;
+      this.actual.push(lineDigest(line, 0, line.length));
       start = end + 1;
       const batch = this.batches[this.batchIndex];
-      if (batch && batch.line === this.actual.length) {
-        this.pending.push(chunk.subarray(segment, start));
-        segment = start;
-        this.closeBatch();
-      }
+      if (batch && batch.line === this.actual.length) this.cutBatch(chunk, start);
     }
-    if (segment < chunk.length) this.pending.push(chunk.subarray(segment));
-    if (start < chunk.length)
-      this.carry = this.carry ? Buffer.concat([this.carry, chunk.subarray(start)]) : chunk.subarray(start);
+    while (start < chunk.length) {
+      const before = this.actual.length;
+      const { count, ends } = scanLines(chunk, start, this.actual);
+      if (count === 0) break;
+      // The batches ending among these lines (an entry for lines read earlier is taken when it arrives).
+      for (let batch = this.batches[this.batchIndex]; batch; batch = this.batches[this.batchIndex]) {
+        if (batch.line <= before || batch.line > before + count) break;
+        this.cutBatch(chunk, ends[batch.line - before - 1]!);
+      }
+      start = ends[count - 1]!;
+    }
+    if (this.segment < chunk.length) this.pending.push(chunk.subarray(this.segment));
+    if (start < chunk.length) this.carry = chunk.subarray(start);
+  }
+
+  /** Closes the batch that ends at `end` in `chunk`. */
+  private cutBatch(chunk: Buffer, end: number): void {
+    this.pending.push(chunk.subarray(this.segment, end));
+    this.segment = end;
+    this.closeBatch();
   }
 
   finish(): LogFileResult {
@@ -114,7 +131,8 @@ export class LogFileCheck {
     if (!this.sawHeader) this.problem('signature', undefined, 'the sidecar has no header naming its log file', true);
     const valid = this.checkSignatures();
     const cut = this.carry !== null ? this.actual.length + 1 : null;
-    const { intact, localized } = this.compareLines(cut);
+    const { findings, intact, localized } = compareLines(this.expected.view(), this.actual.view(), cut, UNKNOWN);
+    for (const { kind, line, detail } of findings) this.problem(kind, line, detail);
     this.checkChains(valid, localized);
     return { problems: this.problems, verified: this.ranges(intact), lines: this.actual.length };
   }
@@ -139,12 +157,13 @@ export class LogFileCheck {
     const { line, offset, chain, digests } = entry.entry;
     const before = this.batches.at(-1)?.line ?? 0;
     const count = line - before;
-    const list = digests === undefined ? new Array<number>(count).fill(UNKNOWN) : digestsFromBase64(digests);
-    if (count <= 0 || list.length !== count) {
+    const encoded = digests === undefined ? null : Buffer.from(digests, 'base64');
+    if (count <= 0 || (encoded !== null && Math.floor(encoded.length / DIGEST_BYTES) !== count)) {
       this.problem('signature', line, `sidecar line ${this.sidecarLines} does not follow the entry before it`, true);
       return;
     }
-    for (const digest of list) this.expected.push(digest);
+    if (encoded === null) this.expected.fill(UNKNOWN, count);
+    else this.expected.pushEncoded(encoded);
     this.batches.push({ line, offset, chain });
   }
 
@@ -176,11 +195,13 @@ export class LogFileCheck {
     return count;
   }
 
+  /** The chain over the pending bytes, which are the next batch's lines (log-sidecar-format.ts `nextLinesChain`). */
   private closeBatch(): void {
     const batch = this.batches[this.batchIndex++]!;
-    const bytes = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending);
+    const hash = crypto.createHash('sha256').update(this.chain);
+    for (const piece of this.pending) hash.update(piece);
     this.pending = [];
-    this.chain = nextLinesChain(this.chain, bytes);
+    this.chain = hash.digest();
     const hex = this.chain.toString('hex');
     this.computed.set(batch.line, hex);
     if (hex !== batch.chain && this.firstChainMismatch === null) this.firstChainMismatch = batch;
@@ -206,82 +227,6 @@ export class LogFileCheck {
       }
     }
     return valid;
-  }
-
-  /**
-   * Matches the file's lines to the recorded ones. Returns the file's line numbers found intact
-   * and whether every difference was named at its line (else the chain has the last word).
-   */
-  private compareLines(cut: number | null): { intact: boolean[]; localized: boolean } {
-    const expected = this.expected;
-    const actual = this.actual;
-    const same = (a: number, e: number): boolean => a === e || e === UNKNOWN;
-    let prefix = 0;
-    const shorter = Math.min(expected.length, actual.length);
-    while (prefix < shorter && same(actual[prefix]!, expected[prefix]!)) prefix++;
-    if (prefix === shorter) {
-      const intact = new Array<boolean>(actual.length).fill(true);
-      if (actual.length < expected.length || cut !== null) {
-        const first = cut ?? actual.length + 1;
-        this.problem(
-          'truncated',
-          first,
-          `the file ends ${cut !== null ? 'inside' : 'before'} line ${first}; its sidecar records ${expected.length} lines`,
-        );
-      }
-      if (actual.length > expected.length) {
-        for (let j = expected.length; j < actual.length; j++) intact[j] = false;
-        this.runs('inserted', range(expected.length, actual.length), 'not recorded in the sidecar');
-      }
-      return { intact, localized: false };
-    }
-    return { intact: this.diff(cut), localized: true };
-  }
-
-  private diff(cut: number | null): boolean[] {
-    const expected = this.expected;
-    const actual = this.actual;
-    const { p, inOrder, reordered, missing } = matchLines(expected, actual);
-    for (const j of reordered) {
-      this.problem('reordered', j + 1, `line ${j + 1} was line ${p[j]! + 1} when written`);
-    }
-    let m = 0;
-    let pendingA: number[] = [];
-    const gap = (upTo: number, atEnd: boolean): void => {
-      const gapE: number[] = [];
-      while (m < missing.length && missing[m]! < upTo) gapE.push(missing[m++]!);
-      const paired = Math.min(pendingA.length, gapE.length);
-      for (let k = 0; k < paired; k++) {
-        const j = pendingA[k]!;
-        this.problem('changed', j + 1, `line ${j + 1} differs from line ${gapE[k]! + 1} as written`);
-      }
-      this.runs('inserted', pendingA.slice(paired), 'not written by the agent');
-      const removed = gapE.slice(paired);
-      if (atEnd && pendingA.length === 0 && removed.length > 0 && removed.at(-1) === expected.length - 1) {
-        const first = cut ?? removed[0]! + 1;
-        this.problem(
-          'truncated',
-          first,
-          `the file ends before line ${removed[0]! + 1}; its sidecar records ${expected.length} lines`,
-        );
-      } else
-        this.runs(
-          'removed',
-          removed.map((i) => i),
-          'missing from the file',
-          true,
-        );
-      pendingA = [];
-    };
-    for (let j = 0; j < actual.length; j++) {
-      if (p[j]! < 0) pendingA.push(j);
-      else if (inOrder[j]) gap(p[j]!, false);
-    }
-    gap(expected.length, true);
-    const intact = new Array<boolean>(actual.length);
-    const moved = new Set(reordered);
-    for (let j = 0; j < actual.length; j++) intact[j] = inOrder[j] === 1 && !moved.has(j);
-    return intact;
   }
 
   /** Chains recomputed from the file against the sidecar's entries and the signatures. */
@@ -320,14 +265,6 @@ export class LogFileCheck {
     }
   }
 
-  /** One problem per run of consecutive lines (0-based indexes, reported from 1). */
-  private runs(kind: ProblemKind, indexes: number[], what: string, asWritten = false): void {
-    for (const [from, to] of consecutiveRuns(indexes)) {
-      const lines = from === to ? `line ${from + 1}` : `lines ${from + 1}–${to + 1}`;
-      this.problem(kind, from + 1, `${lines}${asWritten ? ' as written' : ''}: ${what}`);
-    }
-  }
-
   private problem(kind: ProblemKind, line: number | undefined, detail: string, sidecar = false): void {
     this.problems.push({
       file: this.name,
@@ -337,10 +274,16 @@ export class LogFileCheck {
     });
   }
 
-  private ranges(intact: boolean[]): VerifiedRange[] {
-    if (this.unvouched)
-      for (let j = this.unvouched.from - 1; j < Math.min(intact.length, this.unvouched.to); j++) intact[j] = false;
-    const marked = intact.flatMap((ok, j) => (ok ? [j] : []));
-    return consecutiveRuns(marked).map(([from, to]) => ({ file: this.name, from: from + 1, to: to + 1 }));
+  /** The runs of intact lines (1 in `intact`, by 0-based index), reported from 1. */
+  private ranges(intact: Uint8Array): VerifiedRange[] {
+    if (this.unvouched) intact.fill(0, this.unvouched.from - 1, Math.min(intact.length, this.unvouched.to));
+    const out: VerifiedRange[] = [];
+    for (let j = intact.indexOf(1); j >= 0;) {
+      const end = intact.indexOf(0, j);
+      const to = end < 0 ? intact.length : end;
+      out.push({ file: this.name, from: j + 1, to });
+      j = end < 0 ? -1 : intact.indexOf(1, end);
+    }
+    return out;
   }
 }

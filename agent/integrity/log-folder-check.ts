@@ -14,7 +14,7 @@ import { SIDECAR_SUFFIX } from './log-sidecar-format.js';
 import type { Problem, VerifiedRange } from './verify-report.js';
 
 const LOG_FILE = /\.(tsv|json)(\.zip)?$/;
-const CHUNK = 1024 * 1024;
+const CHUNK = 4 * 1024 * 1024;
 /** How long a line written without its sidecar entry yet is given to get one. */
 const FOLLOW_WAITS_MS = [20, 50, 100, 200];
 

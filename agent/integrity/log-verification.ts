@@ -34,12 +34,17 @@ export async function runVerification(job: VerificationJob): Promise<VerifyRepor
     logFiles: 0,
     logLines: 0,
   };
-  // The database (in worker threads once it is large: verify-store.ts) and the log files (on
-  // this thread, streamed) at the same time: each waits on the other's I/O and CPU otherwise.
-  const [store, logs] = await Promise.all([
-    job.auditDb === null ? null : verifyStore(job.auditDb, publicKey),
-    job.logs !== null && fs.existsSync(job.logs) ? verifyLogFolder(job.logs, publicKey) : null,
-  ]);
+  // The database and the log files at the same time: the log files on this thread (streamed),
+  // the database in worker threads once it is large, one fewer than the cores, and on this
+  // thread too once the log files are done (verify-store.ts). The database starts first: its
+  // threads load their modules while this thread reads the first sidecar.
+  const checkLogs = job.logs !== null && fs.existsSync(job.logs);
+  let logsDone = (): void => undefined;
+  const logsSettled = new Promise<void>((resolve) => (logsDone = resolve));
+  const storeCheck =
+    job.auditDb === null ? null : verifyStore(job.auditDb, publicKey, checkLogs ? { alongside: logsSettled } : {});
+  const logsCheck = checkLogs ? verifyLogFolder(job.logs!, publicKey).finally(logsDone) : null;
+  const [store, logs] = await Promise.all([storeCheck, logsCheck]);
   if (store !== null) {
     report.verified.push(...store.verified);
     report.problems.push(...store.problems);

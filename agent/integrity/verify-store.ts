@@ -31,15 +31,28 @@ export interface StoreCheck {
 
 export interface VerifyStoreOptions {
   /**
-   * Worker threads the records are split over (each checks one `seq` range, verify-range.ts).
-   * Default: one per core up to MAX_WORKERS, and none (this thread) below PARALLEL_FROM records.
+   * Worker threads the records are split over, one `seq` range each (verify-range.ts), this
+   * thread waiting. Default: one fewer than the cores (up to MAX_WORKERS), in smaller ranges
+   * taken in turn, this thread taking ranges too; none (this thread alone) below PARALLEL_FROM
+   * records or on one core.
    */
   workers?: number;
+  /**
+   * Work this thread does meanwhile (the log files, log-verification.ts), settled when it is
+   * done: the records are checked as by default (with `workers` threads if given, at least
+   * one), this thread taking its share of the ranges once its own work is done. So the cores
+   * share the whole work evenly.
+   */
+  alongside?: Promise<unknown>;
 }
 
 const MAX_WORKERS = 8;
 /** Below this many records starting threads costs more than it saves. */
 const PARALLEL_FROM = 50_000;
+/** Ranges per thread when threads take them in turn: the last one taken delays the end by at most this share. */
+const RANGES_PER_THREAD = 6;
+/** Ranges each worker holds at a time, so that it never waits for this thread to hand it the next one. */
+const IN_FLIGHT = 2;
 
 export async function verifyStore(
   file: string,
@@ -52,12 +65,23 @@ export async function verifyStore(
     // One read transaction: the checkpoints and the records from the same snapshot.
     db.prepare('BEGIN').run();
     const plan = planCheck(db, file, name, publicKey);
-    const workers =
-      options.workers ?? (plan.records < PARALLEL_FROM ? 1 : Math.min(os.availableParallelism(), MAX_WORKERS));
-    const results =
-      workers <= 1 || plan.jobs.length === 0
-        ? plan.jobs.map((job) => checkRange(db, job))
-        : await inWorkers(db, splitJob(plan.jobs[0]!, workers));
+    const cores = Math.min(os.availableParallelism(), MAX_WORKERS);
+    const { alongside } = options;
+    const workers = options.workers ?? cores - 1;
+    const thisThreadAlone =
+      options.workers === undefined
+        ? plan.records < PARALLEL_FROM || (workers < 1 && !alongside)
+        : workers <= 1 && !alongside;
+    let results: RangeResult[];
+    if (plan.jobs.length === 0 || thisThreadAlone) {
+      results = plan.jobs.map((job) => checkRange(db, job));
+    } else if (options.workers !== undefined && !alongside) {
+      results = await inWorkers(db, splitJob(plan.jobs[0]!, workers), workers, null);
+    } else {
+      const threads = Math.max(1, workers);
+      const ranges = splitJob(plan.jobs[0]!, (threads + 1) * RANGES_PER_THREAD);
+      results = await inWorkers(db, ranges, threads, alongside ?? Promise.resolve());
+    }
     db.prepare('COMMIT').run();
     return finish(name, plan, results);
   } finally {
@@ -124,13 +148,20 @@ function splitJob(job: RangeJob, count: number): RangeJob[] {
 }
 
 /**
- * Runs the ranges in worker threads. Each thread reads through its own connection, so its
- * snapshot can be newer than this one's: records appended since lie past the ranges, but a
- * retention run in between deletes some. A range whose records the thread did not see as this
- * snapshot has them (first seq, count) is checked again here.
+ * Runs the ranges in `workers` worker threads, each taking the next range when it is done with
+ * one; with `helpAfter`, this thread takes ranges too once that settles. Each thread reads
+ * through its own connection, so its snapshot can be newer than this one's: records appended
+ * since lie past the ranges, but a retention run in between deletes some. A range whose records
+ * the thread did not see as this snapshot has them (first seq, count) is checked again here.
  */
-async function inWorkers(db: Database.Database, jobs: RangeJob[]): Promise<RangeResult[]> {
-  const channels = jobs.map(
+async function inWorkers(
+  db: Database.Database,
+  jobs: RangeJob[],
+  workers: number,
+  helpAfter: Promise<unknown> | null,
+): Promise<RangeResult[]> {
+  const channels = Array.from(
+    { length: Math.min(workers, jobs.length) },
     () =>
       new WorkerChannel<RangeJob, RangeResult>({
         callerUrl: import.meta.url,
@@ -138,15 +169,36 @@ async function inWorkers(db: Database.Database, jobs: RangeJob[]): Promise<Range
         failure: (reason) => new Error(`a verify thread: ${reason}`),
       }),
   );
-  let results: RangeResult[];
+  const results = new Array<RangeResult>(jobs.length);
+  const checkedHere = new Set<number>();
+  let next = 0;
+  const take = (): number | null => (next < jobs.length ? next++ : null);
+  const inThread = async (channel: WorkerChannel<RangeJob, RangeResult>): Promise<void> => {
+    for (let i = take(); i !== null; i = take()) results[i] = await channel.request(jobs[i]!);
+  };
+  const here = async (): Promise<void> => {
+    if (helpAfter === null) return;
+    await helpAfter.then(
+      () => undefined,
+      () => undefined,
+    );
+    for (let i = take(); i !== null; i = take()) {
+      results[i] = checkRange(db, jobs[i]!);
+      checkedHere.add(i);
+      // Let the workers' replies in, so that they are handed their next range.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  };
   try {
-    results = await Promise.all(jobs.map((job, i) => channels[i]!.request(job)));
+    const loops = channels.flatMap((channel) => Array.from({ length: IN_FLIGHT }, () => inThread(channel)));
+    await Promise.all([...loops, here()]);
   } finally {
     await Promise.all(channels.map((channel) => channel.close()));
   }
-  const here = db.prepare('SELECT min(seq), count(*) FROM activity_records WHERE seq >= ? AND seq <= ?').raw();
+  const sameAsHere = db.prepare('SELECT min(seq), count(*) FROM activity_records WHERE seq >= ? AND seq <= ?').raw();
   return results.map((result, i) => {
-    const [first, count] = here.get(jobs[i]!.from, jobs[i]!.to) as [number | null, number];
+    if (checkedHere.has(i)) return result;
+    const [first, count] = sameAsHere.get(jobs[i]!.from, jobs[i]!.to) as [number | null, number];
     const same = count === result.seqs.length && (count === 0 || first === result.seqs[0]);
     return same ? result : checkRange(db, jobs[i]!);
   });

@@ -32,6 +32,12 @@ export interface ChainAddon {
   chainWait?(rows: number): void;
   /** The chain values of `count` canonical records in one UTF-8 text, separated by line feeds; null when it holds another count. */
   chainJoined(previous: Buffer, text: Buffer, count: number): Buffer | null;
+  /**
+   * The whole lines of `bytes` from `from` (each ending with a line feed), up to as many as
+   * `digests` and `ends` hold: each line's digest (log-sidecar-format.ts `lineDigest`) and the
+   * offset just past its line feed. Returns how many lines. Absent from an addon built before it.
+   */
+  lineDigests?(bytes: Uint8Array, from: number, digests: Float64Array, ends: Float64Array): number;
 }
 
 const ADDON_RELATIVE = path.join('native', 'build', 'Release', 'vigil_chain.node');

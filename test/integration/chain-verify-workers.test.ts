@@ -85,6 +85,29 @@ describe('vigil verify over worker threads', () => {
   });
 
   it(
+    'names the same when this thread takes ranges too once its other work (the log files) is done',
+    WITH_THREADS,
+    async () => {
+      const { file, publicKey } = await storeWithRecords();
+      tamper(
+        file,
+        "UPDATE activity_records SET what = what || 'x' WHERE seq IN (2, 1700)",
+        'DELETE FROM activity_records WHERE seq = 2999',
+      );
+      const one = await verifyStore(file, publicKey, { workers: 1 });
+      // The other work ends at once (this thread checks most ranges) or late (the worker does).
+      for (const alongside of [Promise.resolve(), new Promise((resolve) => setTimeout(resolve, 1500))]) {
+        expect(await verifyStore(file, publicKey, { workers: 1, alongside })).toEqual(one);
+      }
+      expect(one.problems.map((p) => [p.line, p.kind])).toEqual([
+        [2, 'changed'],
+        [1700, 'changed'],
+        [3000, 'removed'],
+      ]);
+    },
+  );
+
+  it(
     'passes a store whose oldest records signed retention deleted, and names an intruder deleting more',
     WITH_THREADS,
     async () => {

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "canonical_json.h"
+#include "log_digest_addon.h"
 
 namespace {
 
@@ -407,6 +408,7 @@ napi_value Init(napi_env env, napi_value exports) {
       !Export(env, exports, "chainJoined", ChainJoined) || !Export(env, exports, "chainStart", ChainStart) ||
       !Export(env, exports, "chainWait", ChainWait))
     return nullptr;
+  if (!vigil::ExportLineDigests(env, exports)) return nullptr;
   return exports;
 }
 
