@@ -48,6 +48,18 @@ interface RawRecord {
   path: string;
 }
 
+/**
+ * XML cannot carry U+0000 at all (not even as a character reference), so such a record could not
+ * be read back in XML, and PostgreSQL text cannot hold it, so a fleet member could never forward it.
+ */
+function nulRefused(field: string, location: string): Error {
+  return inputError(
+    ErrorCodes.invalidArgument,
+    `${field} contains the character U+0000, which a record cannot hold`,
+    location,
+  );
+}
+
 function checkText(value: string, field: string, location: string): string {
   if (value.trim() === '') throw inputError(ErrorCodes.invalidArgument, `${field} must not be empty`, location);
   // Stored text is UTF-8, where half a surrogate pair cannot exist: SQLite would keep U+FFFD while
@@ -55,6 +67,7 @@ function checkText(value: string, field: string, location: string): string {
   if (hasLoneSurrogate(value)) {
     throw inputError(ErrorCodes.invalidArgument, `${field} is not valid Unicode text (a lone surrogate)`, location);
   }
+  if (value.includes('\u0000')) throw nulRefused(field, location);
   const limit = LIMITS[field] ?? SHORT;
   if (value.length > limit) {
     throw inputError(ErrorCodes.invalidArgument, `${field} is longer than ${limit} characters`, location);
@@ -198,6 +211,7 @@ function detailFrom(values: Record<string, string>, path: string): ActivityDetai
     const value = values[field];
     if (value === undefined) continue;
     if (value.length > LONG) throw inputError(ErrorCodes.invalidArgument, `${field} is too long`, `${path}/${field}`);
+    if (value.includes('\u0000')) throw nulRefused(field, `${path}/${field}`);
     detail[field] = value;
   }
   return detail;

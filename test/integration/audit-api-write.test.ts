@@ -128,6 +128,9 @@ describe('write', () => {
       [{ ...base, DetailList: [{ Before: 'x' }] }, /PropertyName/],
       [{ ...base, Who: 7 }, /Who/],
       [{ ...base, What: 'half a pair \ud83d' }, /What is not valid Unicode text/],
+      // XML cannot carry it, PostgreSQL text cannot hold it (a fleet member could never forward it).
+      [{ ...base, Where: 'nul\u0000inside' }, /Where contains the character U\+0000/],
+      [{ ...base, DetailList: [{ PropertyName: 'p', After: 'a\u0000b' }] }, /After contains the character U\+0000/],
     ] as const) {
       const res = await fx.writer.postJson('activity_records/', [record]);
       expect(res.status).toBe(400);
