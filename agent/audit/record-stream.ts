@@ -56,15 +56,18 @@ export async function pageSlices(
  * memory larger (docs/benchmarks.md).
  */
 export function prepareSlices(records: AuditRecords, slices: readonly number[][]): Array<Promise<Buffer>> {
-  let previous: Promise<unknown> = Promise.resolve();
-  return slices.map((slice) => {
-    const built = previous
-      .catch(() => undefined)
-      .then(() => new Promise((resolve) => setImmediate(resolve)))
-      .then(() => records.fetchJson(slice));
-    previous = built;
-    return built;
-  });
+  const built: Array<Promise<Buffer>> = [];
+  for (const slice of slices) {
+    // Each slice waits for the one `slicesInFlight` before it.
+    const before = built[built.length - records.slicesInFlight] ?? Promise.resolve();
+    built.push(
+      before
+        .catch(() => undefined)
+        .then(() => new Promise((resolve) => setImmediate(resolve)))
+        .then(() => records.fetchJson(slice)),
+    );
+  }
+  return built;
 }
 
 const COMMA = Buffer.from(',');
@@ -77,11 +80,22 @@ async function* chunks(page: RecordPage): AsyncGenerator<string | Buffer> {
   if (json) {
     const prepared = page.prepared && page.prepared.length === slices.length ? page.prepared : null;
     prepared?.forEach((p) => p.catch(() => undefined)); // awaited below; not an unhandled rejection meanwhile
+    // Without read-ahead, the next slices are asked for before this one is sent, as many as the
+    // store builds at once (a store on this thread builds one, in turn).
+    const ahead = new Map<number, Promise<Buffer>>();
+    const fetchAhead = (i: number): void => {
+      if (prepared || i >= slices.length || ahead.has(i)) return;
+      const fetching = page.records.fetchJson(slices[i]!);
+      fetching.catch(() => undefined); // awaited below
+      ahead.set(i, fetching);
+    };
     let first = true;
     for (let i = 0; i < slices.length; i++) {
+      for (let k = 0; k < page.records.slicesInFlight; k++) fetchAhead(i + k);
       // A prepared slice that failed is built again here (which reports a real database failure).
       const ready = prepared ? await prepared[i]!.catch(() => null) : null;
-      const bytes = ready ?? (await page.records.fetchJson(slices[i]!));
+      const bytes = ready ?? (await (ahead.get(i) ?? page.records.fetchJson(slices[i]!)));
+      ahead.delete(i);
       if (bytes.length > 0) {
         if (!first) yield COMMA;
         yield bytes;

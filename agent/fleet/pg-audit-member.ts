@@ -26,6 +26,10 @@ export class MemberAuditRecords implements AuditRecords {
     return this.options.turns;
   }
 
+  get slicesInFlight(): number {
+    return this.current().slicesInFlight;
+  }
+
   /** The store that serves the audit API now. */
   current(): AuditRecords {
     const fleet = this.options.fleet();

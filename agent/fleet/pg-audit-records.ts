@@ -101,6 +101,8 @@ export class PgAuditRecords implements AuditRecords {
     return this.options.turns;
   }
 
+  readonly slicesInFlight = 2;
+
   private get pool(): pg.Pool {
     return this.options.fleet.pool;
   }

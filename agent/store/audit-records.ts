@@ -49,6 +49,12 @@ export interface SearchQuery {
 export interface AuditRecords {
   /** Where page searches and page streams take turns of the event loop (turn-queue.ts). */
   readonly turns: TurnQueue;
+  /**
+   * How many slices of a page are fetched at once: 1 where fetching is this thread's work
+   * (SQLite), 2 where another process builds them (PostgreSQL), which then builds the next slice
+   * while this thread sends the last one.
+   */
+  readonly slicesInFlight: number;
   /** The next page of `query` after position `after`: at most `count` records. */
   findPage(query: SearchQuery, after: number, count: number, cancelled: () => boolean): Promise<PageResult>;
   /** `seqs` (ascending) in slices of at most `maxRecords` records and `maxBytes` stored bytes. */

@@ -27,6 +27,8 @@ export class SqliteAuditRecords implements AuditRecords {
     return this.deps.reader.turns;
   }
 
+  readonly slicesInFlight = 1;
+
   /** Highest `seq` in the store (0 when empty). */
   maxSeq(): number {
     return this.deps.reader.maxSeq();
