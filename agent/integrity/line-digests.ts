@@ -97,3 +97,29 @@ function scanInJavaScript(bytes: Uint8Array, from: number, values: Float64Array,
   }
   return count;
 }
+
+/**
+ * The digests of the lines of `bytes` (whole lines, each ending with a line feed) as a sidecar
+ * entry holds them (base64 of 6 bytes each, big-endian): log-sidecar-format.ts `encodeDigests`,
+ * computed by the addon when it is built, as the log writer does for every batch.
+ */
+export function encodeLineDigests(
+  bytes: Uint8Array,
+  native: NativeLineDigests | null = chainAddon()?.lineDigests ?? null,
+): string {
+  const list = new DigestList();
+  for (let from = 0; ;) {
+    const { count, ends: lineEnds } = scanLines(bytes, from, list, native);
+    if (count === 0) break;
+    from = lineEnds[count - 1]!;
+  }
+  const out = Buffer.allocUnsafe(list.length * DIGEST_BYTES);
+  const digests = list.view();
+  for (let i = 0, at = 0; i < digests.length; i++, at += DIGEST_BYTES) {
+    const digest = digests[i]!;
+    const high = Math.floor(digest / 0x1_0000_0000);
+    out.writeUInt16BE(high, at);
+    out.writeUInt32BE(digest - high * 0x1_0000_0000, at + 2);
+  }
+  return out.toString('base64');
+}

@@ -11,7 +11,6 @@ import fs from 'node:fs';
 import { GENESIS } from '../store/record-chain.js';
 import { writeAll } from '../util/write-all.js';
 import {
-  encodeDigests,
   headerLine,
   nextLinesChain,
   parseSidecarLine,
@@ -20,6 +19,7 @@ import {
   type BatchEntry,
   type SignatureEntry,
 } from './log-sidecar-format.js';
+import { encodeLineDigests } from './line-digests.js';
 
 export interface LogSigner {
   sign(message: Buffer): Buffer;
@@ -200,7 +200,7 @@ export class LogSidecar {
       line: this.state.line + lines,
       offset: logSizeAfter,
       chain: chain.toString('hex'),
-      ...(withDigests ? { digests: encodeDigests(bytes) } : {}),
+      ...(withDigests ? { digests: encodeLineDigests(bytes) } : {}),
     };
     const bytesWritten = this.writeLine(JSON.stringify(entry) + '\n');
     this.state.line = entry.line;

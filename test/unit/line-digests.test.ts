@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DigestList, scanLines } from '../../agent/integrity/line-digests.js';
+import { DigestList, encodeLineDigests, scanLines } from '../../agent/integrity/line-digests.js';
 import { digestsFromBase64, encodeDigests, lineDigest } from '../../agent/integrity/log-sidecar-format.js';
 import { chainAddon } from '../../agent/store/chain-addon.js';
 import { REPO_ROOT } from '../helpers/cli.js';
@@ -70,6 +70,23 @@ describe('line digests a chunk at a time', () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  it('are encoded for a sidecar entry by the log writer exactly as encodeDigests defines it, natively and in JavaScript', () => {
+    fc.assert(
+      fc.property(chunk, ({ bytes }) => {
+        const defined = encodeDigests(bytes);
+        expect(encodeLineDigests(bytes, null)).toBe(defined);
+        if (native) expect(encodeLineDigests(bytes, native)).toBe(defined);
+      }),
+      { numRuns: 200 },
+    );
+    // Past one scan of 16,384 lines, and digests using all 48 bits.
+    const many = Buffer.from(
+      Array.from({ length: 40_000 }, (_, i) => `line ${i} ${'é'.repeat(i % 13)}`).join('\n') + '\n',
+    );
+    expect(encodeLineDigests(many, null)).toBe(encodeDigests(many));
+    if (native) expect(encodeLineDigests(many, native)).toBe(encodeDigests(many));
   });
 
   it('go past one call: 40,000 lines of a file, and from an offset inside it', () => {
