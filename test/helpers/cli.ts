@@ -7,6 +7,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { onTestFinished } from 'vitest';
 import { makeTempDir } from './temp-dir.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -26,9 +27,21 @@ export function spawnVigil(args: string[], env: NodeJS.ProcessEnv = {}): ChildPr
 /** The agent's three listeners on ports the system picks. */
 export const FREE_PORTS = ['--api-port', '0', '--audit-port', '0', '--console-port', '0'];
 
-/** `vigil agent` on `dataDir` with its listeners on free ports. */
+/**
+ * `vigil agent` on `dataDir` with its listeners on free ports. Started inside a test, it is
+ * killed when the test ends, however it ends: a test stopped by its timeout never reaches its own
+ * `finally`, and the agent would run on after the suite.
+ */
 export function spawnAgentOnFreePorts(dataDir: string, env: NodeJS.ProcessEnv = {}): ChildProcessWithoutNullStreams {
-  return spawnVigil(['agent', '--data-dir', dataDir, ...FREE_PORTS], env);
+  const child = spawnVigil(['agent', '--data-dir', dataDir, ...FREE_PORTS], env);
+  try {
+    onTestFinished(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+  } catch {
+    // Started in a hook, not a test: the file's afterAll stops it.
+  }
+  return child;
 }
 
 let home: string | null = null;
