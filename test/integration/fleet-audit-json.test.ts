@@ -22,6 +22,7 @@ import { TurnQueue } from '../../agent/util/turn-queue.js';
 import type { NewActivityRecord } from '../../shared/activity-record.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import { recordArbitrary } from '../helpers/record-arbitrary.js';
 
 /** Every control character PostgreSQL text can hold (NUL it cannot), and the ones JSON leaves alone. */
 const CONTROLS = Array.from({ length: 31 }, (_, i) => String.fromCharCode(i + 1)).join('') + '\u007f\u0085';
@@ -78,25 +79,7 @@ function awkwardRecord(i: number): NewActivityRecord {
 
 // Any code point but NUL (PostgreSQL text cannot hold it) and lone surrogates (the API refuses them).
 const text = fc.string({ unit: 'binary', minLength: 1, maxLength: 24 }).filter((s) => !s.includes('\u0000'));
-const randomRecord: fc.Arbitrary<NewActivityRecord> = fc.record(
-  {
-    Who: text,
-    Action: text,
-    What: text,
-    When: fc.integer({ min: -30_000_000_000_000, max: 250_000_000_000_000 }).map((ms) => new Date(ms).toISOString()),
-    Where: text,
-    ObjectType: text,
-    DataSource: text,
-    MonitoringPlan: fc.record({ Name: text, ID: text }, { requiredKeys: ['Name'] }),
-    Item: fc.record({ Name: text }),
-    Workstation: text,
-    DetailList: fc.array(
-      fc.record({ PropertyName: text, Before: text, After: text, Message: text }, { requiredKeys: ['PropertyName'] }),
-      { maxLength: 3 },
-    ),
-  },
-  { requiredKeys: ['Who', 'Action', 'What', 'When', 'Where', 'ObjectType', 'DataSource'] },
-);
+const randomRecord = recordArbitrary(text);
 
 let server: PostgresServer;
 let pool: pg.Pool;

@@ -5,29 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { AuditStore, rowToRecord, type RecordRow } from '../../agent/store/audit-store.js';
 import type { RawRecordRow } from '../../agent/store/audit-reader.js';
 import { RECORD_JSON_SQL, rawToRecord, recordsJson } from '../../agent/store/raw-record.js';
-import type { NewActivityRecord } from '../../shared/activity-record.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import { recordArbitrary } from '../helpers/record-arbitrary.js';
 
 const text = fc.string({ unit: 'binary', minLength: 1, maxLength: 20 });
-const recordArb: fc.Arbitrary<NewActivityRecord> = fc.record(
-  {
-    Who: text,
-    Action: text,
-    What: text,
-    When: fc.integer({ min: -30_000_000_000_000, max: 250_000_000_000_000 }).map((ms) => new Date(ms).toISOString()),
-    Where: text,
-    ObjectType: text,
-    DataSource: text,
-    MonitoringPlan: fc.record({ Name: text, ID: text }, { requiredKeys: ['Name'] }),
-    Item: fc.record({ Name: text }),
-    Workstation: text,
-    DetailList: fc.array(
-      fc.record({ PropertyName: text, Before: text, After: text, Message: text }, { requiredKeys: ['PropertyName'] }),
-      { maxLength: 3 },
-    ),
-  },
-  { requiredKeys: ['Who', 'Action', 'What', 'When', 'Where', 'ObjectType', 'DataSource'] },
-);
+const recordArb = recordArbitrary(text);
 
 describe('raw record serializers', () => {
   it('equal JSON.stringify(rowToRecord(row)) and rowToRecord for any stored record, in JS and in SQL', () => {
