@@ -19,6 +19,7 @@ import type { HostView } from '../../shared/console-api.js';
 import { startAgentProcess, type AgentProcess } from '../helpers/agent-process.js';
 import { call } from '../helpers/resource-client.js';
 import { startTestAgent } from '../helpers/test-agent.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 const run = promisify(execFile);
 const isRoot = process.getuid?.() === 0;
@@ -187,7 +188,7 @@ describe('without CAP_SYS_ADMIN (an agent run by an ordinary account)', () => {
     const hidden = checkoutHiddenFromOthers();
     if (hidden) ctx.skip(`another account cannot reach this checkout: ${hidden} is owner-only`);
     const owned = (prefix: string): string => {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+      const dir = makeTempDir(prefix);
       execFileSync('chown', [carol, dir]);
       return dir;
     };

@@ -4,13 +4,13 @@
  * after the first lookup is found without a restart.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AccountNames, parsePasswd } from '../../agent/monitor/fanotify/account-names.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 describe('account names for attributed records', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-passwd-'));
+  const dir = makeTempDir('vigil-passwd-');
   const passwdFile = path.join(dir, 'passwd');
   afterEach(() => fs.rmSync(passwdFile, { force: true }));
 
