@@ -14,7 +14,6 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { chainAddon } from '../../agent/store/chain-addon.js';
-import { REPO_ROOT } from '../helpers/cli.js';
 import {
   CHAIN_BYTES,
   GENESIS,
@@ -24,6 +23,7 @@ import {
   nextChain,
   packRows,
 } from '../../agent/store/record-chain.js';
+import { buildNativeDriver, valgrindMissing } from '../helpers/native-driver.js';
 
 const addon = chainAddon();
 
@@ -156,23 +156,18 @@ describe.skipIf(addon === null)('the native canonical record (native/src/chain/c
 
 describe('the canonical-record builder under valgrind', () => {
   it('builds and refuses random layouts and splits random texts with no memory error (memcheck)', (ctx) => {
-    if (spawnSync('valgrind', ['--version']).status !== 0) ctx.skip('valgrind not installed');
-    if (spawnSync('g++', ['--version']).status !== 0) ctx.skip('no C++ compiler');
+    const missing = valgrindMissing();
+    if (missing) ctx.skip(missing);
     const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-chain-driver-'));
     try {
-      const driver = path.join(scratch, 'chain-driver');
-      const src = path.join(REPO_ROOT, 'native');
-      const built = spawnSync(
-        'g++',
-        ['-std=c++17', '-Wall', '-Wextra', '-Werror', '-g', '-O1', `-I${src}/src/chain`].concat([
-          `${src}/tools/chain_driver.cc`,
-          `${src}/src/chain/canonical_json.cc`,
-          '-lcrypto',
-          '-o',
-          driver,
-        ]),
-        { encoding: 'utf8' },
+      const built = buildNativeDriver(
+        scratch,
+        'chain-driver',
+        'src/chain',
+        ['tools/chain_driver.cc', 'src/chain/canonical_json.cc'],
+        ['-lcrypto'],
       );
+      const driver = built.driver;
       if (built.status !== 0 && /openssl\/sha\.h|lcrypto/.test(built.stderr)) ctx.skip('no OpenSSL development files');
       expect(built.status, built.stderr).toBe(0);
       const run = spawnSync('valgrind', ['--error-exitcode=9', '--leak-check=full', '-q', driver], {

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadAddon } from '../../agent/monitor/fanotify/addon.js';
 import { FAN, kindsOf } from '../../agent/monitor/fanotify/event-kinds.js';
 import { REPO_ROOT } from '../helpers/cli.js';
+import { buildNativeDriver, valgrindMissing } from '../helpers/native-driver.js';
 
 const { addon, error: addonError } = loadAddon();
 const RECORDED = path.join(REPO_ROOT, 'test', 'fixtures', 'fanotify', 'create-write-rename-delete.bin');
@@ -175,27 +176,13 @@ describe('the decoder under valgrind', () => {
   afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
   it('reads recorded, built and malformed buffers with no memory error (memcheck)', (ctx) => {
-    if (spawnSync('valgrind', ['--version']).status !== 0) ctx.skip('valgrind not installed');
-    if (spawnSync('g++', ['--version']).status !== 0) ctx.skip('no C++ compiler');
-    const driver = path.join(scratch, 'decode-driver');
-    const src = path.join(REPO_ROOT, 'native');
-    const built = spawnSync(
-      'g++',
-      [
-        '-std=c++17',
-        '-Wall',
-        '-Wextra',
-        '-Werror',
-        '-g',
-        '-O1',
-        `-I${src}/src`,
-        `${src}/tools/decode_driver.cc`,
-        `${src}/src/fanotify_decode.cc`,
-        '-o',
-        driver,
-      ],
-      { encoding: 'utf8' },
-    );
+    const missing = valgrindMissing();
+    if (missing) ctx.skip(missing);
+    const built = buildNativeDriver(scratch, 'decode-driver', 'src', [
+      'tools/decode_driver.cc',
+      'src/fanotify_decode.cc',
+    ]);
+    const driver = built.driver;
     expect(built.stderr).toBe('');
     expect(built.status).toBe(0);
     const good = event(FAN.CLOSE_WRITE, 9, [record(INFO.DFID_NAME, DIR_HANDLE, 'x'), record(INFO.FID, FILE_HANDLE)]);

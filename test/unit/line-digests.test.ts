@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { DigestList, encodeLineDigests, scanLines } from '../../agent/integrity/line-digests.js';
 import { digestsFromBase64, encodeDigests, lineDigest } from '../../agent/integrity/log-sidecar-format.js';
 import { chainAddon } from '../../agent/store/chain-addon.js';
-import { REPO_ROOT } from '../helpers/cli.js';
+import { buildNativeDriver, valgrindMissing } from '../helpers/native-driver.js';
 
 const native = chainAddon()?.lineDigests ?? null;
 
@@ -141,29 +141,15 @@ describe.skipIf(native === null)('the native line scanner (native/src/chain/log_
 
 describe('the native line scanner under valgrind', () => {
   it('scans random chunks and capacities with no memory error (memcheck)', (ctx) => {
-    if (spawnSync('valgrind', ['--version']).status !== 0) ctx.skip('valgrind not installed');
-    if (spawnSync('g++', ['--version']).status !== 0) ctx.skip('no C++ compiler');
+    const missing = valgrindMissing();
+    if (missing) ctx.skip(missing);
     const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-log-digest-driver-'));
     try {
-      const driver = path.join(scratch, 'log-digest-driver');
-      const src = path.join(REPO_ROOT, 'native');
-      const built = spawnSync(
-        'g++',
-        [
-          '-std=c++17',
-          '-Wall',
-          '-Wextra',
-          '-Werror',
-          '-g',
-          '-O1',
-          `-I${src}/src/chain`,
-          `${src}/tools/log_digest_driver.cc`,
-          `${src}/src/chain/log_digest.cc`,
-          '-o',
-          driver,
-        ],
-        { encoding: 'utf8' },
-      );
+      const built = buildNativeDriver(scratch, 'log-digest-driver', 'src/chain', [
+        'tools/log_digest_driver.cc',
+        'src/chain/log_digest.cc',
+      ]);
+      const driver = built.driver;
       expect(built.stderr).toBe('');
       expect(built.status).toBe(0);
       const run = spawnSync('valgrind', ['--error-exitcode=9', '--leak-check=full', '-q', driver], {

@@ -1,0 +1,48 @@
+/**
+ * Native test drivers run under valgrind (docs/attribution.md, docs/integrity.md): a small C++
+ * program built from the addon's pure sources, warning-free, with debug information.
+ */
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { REPO_ROOT } from './cli.js';
+
+/** Why the valgrind tests cannot run here, or null. */
+export function valgrindMissing(): string | null {
+  if (spawnSync('valgrind', ['--version']).status !== 0) return 'valgrind not installed';
+  if (spawnSync('g++', ['--version']).status !== 0) return 'no C++ compiler';
+  return null;
+}
+
+/**
+ * Compiles `sources` (paths under native/) with `-Wall -Wextra -Werror` into `dir/name`, the
+ * headers found in `include` (under native/). Returns the driver's path and the compiler's
+ * status and messages.
+ */
+export function buildNativeDriver(
+  dir: string,
+  name: string,
+  include: string,
+  sources: string[],
+  libraries: string[] = [],
+): { driver: string; status: number | null; stderr: string } {
+  const native = path.join(REPO_ROOT, 'native');
+  const driver = path.join(dir, name);
+  const built = spawnSync(
+    'g++',
+    [
+      '-std=c++17',
+      '-Wall',
+      '-Wextra',
+      '-Werror',
+      '-g',
+      '-O1',
+      `-I${path.join(native, include)}`,
+      ...sources.map((source) => path.join(native, source)),
+      ...libraries,
+      '-o',
+      driver,
+    ],
+    { encoding: 'utf8' },
+  );
+  return { driver, status: built.status, stderr: built.stderr };
+}
