@@ -12,9 +12,8 @@ import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { CanonicalRow } from '../store/record-chain.js';
 import { whileReachable } from './fleet-connection.js';
-import { ADVISORY_KEYS, utcDay } from './pg-schema.js';
+import { ADVISORY_KEYS } from './pg-schema.js';
 
 /** The staged columns, in COPY order; `agent_id` is the batch's own, `seq` the fleet's. */
 const STAGED_COLUMNS =
@@ -58,36 +57,6 @@ export interface CopyBatch {
   records: number;
   lastSeq: number | null;
   text: string | null;
-}
-
-/** A local record as forwarded: its canonical columns, its local seq and its chain value. */
-export interface ForwardedRow extends CanonicalRow {
-  seq: number;
-  chain: Buffer | null;
-}
-
-/** One text value as COPY_LINES escapes it (for rows built in JavaScript). */
-function escapeText(value: string | null): string {
-  if (value === null) return '\\N';
-  return value.replace(/[\\\n\r\t]/g, (c) => ({ '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' })[c]!);
-}
-
-/** COPY_LINES's text for rows in hand rather than in the local store. */
-export function copyLines(rows: readonly ForwardedRow[]): string {
-  return rows
-    .map(
-      (r) =>
-        [
-          String(r.seq),
-          escapeText(r.rid),
-          String(r.when_ms),
-          ...[r.who, r.action, r.what, r.location, r.object_type, r.data_source].map(escapeText),
-          ...[r.plan_name, r.plan_id, r.item_name, r.workstation, r.details].map(escapeText),
-          r.chain === null ? '\\N' : `\\\\x${r.chain.toString('hex')}`,
-          utcDay(r.when_ms),
-        ].join('\t') + '\n',
-    )
-    .join('');
 }
 
 /** When the lock was granted and when the statement arrived, by the server's clock (ms). */
@@ -137,9 +106,4 @@ export async function insertCopyText(pool: pg.Pool, agentId: string, text: strin
     const times = results[0]!.rows[0]!;
     return { lockWaitMs: times.locked - times.arrived, lockHeldMs: answered - times.locked };
   });
-}
-
-/** Inserts rows in hand (tests, tools) the way the forwarder inserts a batch. */
-export async function insertRecords(pool: pg.Pool, agentId: string, rows: readonly ForwardedRow[]): Promise<void> {
-  if (rows.length > 0) await insertCopyText(pool, agentId, copyLines(rows));
 }

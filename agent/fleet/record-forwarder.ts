@@ -15,8 +15,6 @@ import { queryWhileReachable } from './fleet-connection.js';
 import { COPY_LINES, insertCopyText, type CopyBatch, type InsertTiming } from './forward-copy.js';
 import { ReconnectPacing, type PacingOptions } from './reconnect-pacing.js';
 
-export { insertRecords, type ForwardedRow } from './forward-copy.js';
-
 export interface ForwarderOptions {
   auditDb: string;
   pool: pg.Pool;

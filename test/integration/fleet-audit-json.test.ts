@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openFleetPool, writeFleetPassword } from '../../agent/fleet/fleet-connection.js';
 import { PgAuditRecords } from '../../agent/fleet/pg-audit-records.js';
 import { migrateFleet } from '../../agent/fleet/pg-schema.js';
-import { insertRecords, type ForwardedRow } from '../../agent/fleet/record-forwarder.js';
+import { insertRecords, type ForwardedRow } from '../helpers/fleet-rows.js';
 import { AuditReader } from '../../agent/store/audit-reader.js';
 import type { AuditRecords } from '../../agent/store/audit-records.js';
 import { AuditStore, rowToRecord, type RecordRow } from '../../agent/store/audit-store.js';

@@ -13,7 +13,7 @@ import { openFleetPool, writeFleetPassword } from '../../agent/fleet/fleet-conne
 import { compilePgSearch } from '../../agent/fleet/pg-audit-query.js';
 import { PgAuditRecords, type FleetAccess } from '../../agent/fleet/pg-audit-records.js';
 import { migrateFleet } from '../../agent/fleet/pg-schema.js';
-import { insertRecords, type ForwardedRow } from '../../agent/fleet/record-forwarder.js';
+import { insertRecords, type ForwardedRow } from '../helpers/fleet-rows.js';
 import { AuditReader } from '../../agent/store/audit-reader.js';
 import { AuditStore } from '../../agent/store/audit-store.js';
 import { TurnQueue } from '../../agent/util/turn-queue.js';

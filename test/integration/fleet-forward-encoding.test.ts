@@ -2,8 +2,9 @@
  * The forwarder's COPY text (written by SQLite, agent/fleet/forward-copy.ts) against a real
  * PostgreSQL: records whose every text column holds what COPY's text format must escape, or
  * must pass as it is, arrive in the fleet database byte for byte as the local store has them;
- * the same for rows encoded in JavaScript (insertRecords). A NUL, which PostgreSQL's text cannot
- * hold, stops the forwarder with PostgreSQL's reason instead of changing the record.
+ * the same for rows encoded in JavaScript (test/helpers/fleet-rows.ts, which other fleet tests
+ * fill the database with). A NUL, which PostgreSQL's text cannot hold, stops the forwarder with
+ * PostgreSQL's reason instead of changing the record.
  */
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -12,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../agent/log/logger.js';
 import { AuditStore } from '../../agent/store/audit-store.js';
 import { migrateFleet, utcDay } from '../../agent/fleet/pg-schema.js';
-import { insertRecords, RecordForwarder, type ForwardedRow } from '../../agent/fleet/record-forwarder.js';
+import { RecordForwarder } from '../../agent/fleet/record-forwarder.js';
+import { insertRecords, type ForwardedRow } from '../helpers/fleet-rows.js';
 import { openFleetPool, writeFleetPassword } from '../../agent/fleet/fleet-connection.js';
 import type { NewActivityRecord } from '../../shared/activity-record.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';

@@ -15,7 +15,8 @@ import {
   migrateFleet,
   utcDay,
 } from '../../agent/fleet/pg-schema.js';
-import { insertRecords, RecordForwarder, type ForwardedRow } from '../../agent/fleet/record-forwarder.js';
+import { RecordForwarder } from '../../agent/fleet/record-forwarder.js';
+import { insertRecords, type ForwardedRow } from '../helpers/fleet-rows.js';
 import { openFleetPool, writeFleetPassword } from '../../agent/fleet/fleet-connection.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
