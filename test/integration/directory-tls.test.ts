@@ -68,6 +68,36 @@ async function serverCertificate(ca: Pem): Promise<Pem> {
   return { cert: pems.cert, key: pems.private };
 }
 
+/** A domain on `ldapServer` with one enabled Changes policy over the people, read by the agent. */
+async function addDomain(
+  agent: TestAgent,
+  name: string,
+  ldapServer: string,
+  tls: 'starttls' | 'none',
+  caFile: string,
+): Promise<string> {
+  const domain = await agent.resources.domains.add(
+    {
+      name,
+      ldapServer,
+      userName: READER_DN,
+      password: READER_PASSWORD,
+      baseDn: SUFFIX,
+      pollingIntervalSeconds: 1,
+      tls,
+      caFile,
+    },
+    'test',
+  );
+  await agent.resources.policies.create(
+    domain.id,
+    { xml: changesPolicyXml('People', `<Context>${PEOPLE}</Context>`) },
+    'test',
+  );
+  await agent.activity.directory.ready();
+  return domain.id;
+}
+
 describe.skipIf(missing !== null)('a directory over TLS with a CA the domain does not trust', () => {
   let slapd: SlapdServer;
   let agent: TestAgent;
@@ -93,34 +123,6 @@ describe.skipIf(missing !== null)('a directory over TLS with a CA the domain doe
     await slapd?.dispose();
   });
 
-  async function addDomain(
-    name: string,
-    ldapServer: string,
-    tls: 'starttls' | 'none',
-    caFile: string,
-  ): Promise<string> {
-    const domain = await agent.resources.domains.add(
-      {
-        name,
-        ldapServer,
-        userName: READER_DN,
-        password: READER_PASSWORD,
-        baseDn: SUFFIX,
-        pollingIntervalSeconds: 1,
-        tls,
-        caFile,
-      },
-      'test',
-    );
-    await agent.resources.policies.create(
-      domain.id,
-      { xml: changesPolicyXml('People', `<Context>${PEOPLE}</Context>`) },
-      'test',
-    );
-    await agent.activity.directory.ready();
-    return domain.id;
-  }
-
   async function shownStatus(id: string): Promise<Record<string, string>> {
     const res = await call(agent, ['read'], 'GET', `/api/v1/domains/${id}`);
     expect(res.status, res.text).toBe(200);
@@ -145,7 +147,7 @@ describe.skipIf(missing !== null)('a directory over TLS with a CA the domain doe
   it('ldaps:// with the wrong CA is an Error naming the certificate problem; the right CA in the same file recovers by itself', async () => {
     const caFile = path.join(dir, 'ldaps-ca.pem');
     fs.writeFileSync(caFile, wrongCa.cert);
-    const id = await addDomain('ldaps.test', slapd.ldapsUrl, 'none', caFile);
+    const id = await addDomain(agent, 'ldaps.test', slapd.ldapsUrl, 'none', caFile);
     const failed = await statusOf(id, 'Error');
     expect(failed.summary).toBe('The TLS connection to the directory failed');
     expect(failed.details).toMatch(/certificate/i);
@@ -167,7 +169,7 @@ describe.skipIf(missing !== null)('a directory over TLS with a CA the domain doe
     const rightFile = path.join(dir, 'right-ca.pem');
     fs.writeFileSync(wrongFile, wrongCa.cert);
     fs.writeFileSync(rightFile, rightCa.cert);
-    const id = await addDomain('starttls.test', slapd.url, 'starttls', wrongFile);
+    const id = await addDomain(agent, 'starttls.test', slapd.url, 'starttls', wrongFile);
     const failed = await statusOf(id, 'Error');
     expect(failed.summary).toBe('The TLS connection to the directory failed');
     expect(failed.details).toMatch(/StartTLS/);
@@ -296,27 +298,9 @@ describe.skipIf(missing !== null)('a server without TLS behind a domain that ask
 
   it('is an Error that says StartTLS was refused, and the bind password never crosses the network', async () => {
     const port = (relay.address() as net.AddressInfo).port;
-    const domain = await agent.resources.domains.add(
-      {
-        name: 'plain.test',
-        ldapServer: `ldap://127.0.0.1:${port}`,
-        userName: READER_DN,
-        password: READER_PASSWORD,
-        baseDn: SUFFIX,
-        pollingIntervalSeconds: 1,
-        tls: 'starttls',
-        caFile: '',
-      },
-      'test',
-    );
-    await agent.resources.policies.create(
-      domain.id,
-      { xml: changesPolicyXml('People', `<Context>${PEOPLE}</Context>`) },
-      'test',
-    );
-    await agent.activity.directory.ready();
+    const id = await addDomain(agent, 'plain.test', `ldap://127.0.0.1:${port}`, 'starttls', '');
     const failed = await waitFor('the Error status', () => {
-      const status = agent.activity.domainStatus.get(domain.id);
+      const status = agent.activity.domainStatus.get(id);
       return status?.type === 'Error' ? status : null;
     });
     expect(failed.summary).toBe('The TLS connection to the directory failed');
@@ -326,9 +310,9 @@ describe.skipIf(missing !== null)('a server without TLS behind a domain that ask
     expect(Buffer.concat(sent).includes(READER_PASSWORD)).toBe(false);
 
     // The operator's explicit choice: read without TLS.
-    await agent.resources.domains.update(domain.id, (d) => ({ ...d, tls: 'none' }), 'test');
+    await agent.resources.domains.update(id, (d) => ({ ...d, tls: 'none' }), 'test');
     await agent.activity.directory.ready();
-    await waitFor('the OK status', () => agent.activity.domainStatus.get(domain.id)?.type === 'OK');
+    await waitFor('the OK status', () => agent.activity.domainStatus.get(id)?.type === 'OK');
     expect(Buffer.concat(sent).includes(READER_PASSWORD)).toBe(true);
   }, 60_000);
 });
