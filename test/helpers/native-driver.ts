@@ -46,3 +46,15 @@ export function buildNativeDriver(
   );
   return { driver, status: built.status, stderr: built.stderr };
 }
+
+/** Runs `driver` under valgrind's memcheck: any memory error or leak makes its status non-zero. */
+export function memcheck(
+  driver: string,
+  args: string[] = [],
+): { status: number | null; stdout: string; stderr: string } {
+  const run = spawnSync('valgrind', ['-q', '--error-exitcode=9', '--leak-check=full', driver, ...args], {
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}

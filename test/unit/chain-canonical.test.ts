@@ -7,7 +7,6 @@
  * backslashes, numbers of every kind, values repeated from the row before), and the packed
  * layout's checks against a layout that does not match its text.
  */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,7 +22,7 @@ import {
   nextChain,
   packRows,
 } from '../../agent/store/record-chain.js';
-import { buildNativeDriver, valgrindMissing } from '../helpers/native-driver.js';
+import { buildNativeDriver, memcheck, valgrindMissing } from '../helpers/native-driver.js';
 
 const addon = chainAddon();
 
@@ -170,9 +169,7 @@ describe('the canonical-record builder under valgrind', () => {
       const driver = built.driver;
       if (built.status !== 0 && /openssl\/sha\.h|lcrypto/.test(built.stderr)) ctx.skip('no OpenSSL development files');
       expect(built.status, built.stderr).toBe(0);
-      const run = spawnSync('valgrind', ['--error-exitcode=9', '--leak-check=full', '-q', driver], {
-        encoding: 'utf8',
-      });
+      const run = memcheck(driver);
       expect(run.stderr).toBe('');
       expect(run.status).toBe(0);
       expect(run.stdout.trim()).toBe('accepted 1000 refused 1000');

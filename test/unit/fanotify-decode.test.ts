@@ -4,7 +4,6 @@
  * mv note.txt sub/renamed.txt; rm sub/renamed.txt; rmdir made`), buffers built byte for byte
  * after linux/fanotify.h, malformed ones, and the same decoder under valgrind.
  */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,7 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadAddon } from '../../agent/monitor/fanotify/addon.js';
 import { FAN, kindsOf } from '../../agent/monitor/fanotify/event-kinds.js';
 import { REPO_ROOT } from '../helpers/cli.js';
-import { buildNativeDriver, valgrindMissing } from '../helpers/native-driver.js';
+import { buildNativeDriver, memcheck, valgrindMissing } from '../helpers/native-driver.js';
 
 const { addon, error: addonError } = loadAddon();
 const RECORDED = path.join(REPO_ROOT, 'test', 'fixtures', 'fanotify', 'create-write-rename-delete.bin');
@@ -196,14 +195,7 @@ describe('the decoder under valgrind', () => {
       fs.writeFileSync(file, buf);
       args.push(file);
     }
-    const run = spawnSync(
-      'valgrind',
-      ['-q', '--error-exitcode=1', '--leak-check=full', '--errors-for-leak-kinds=definite', driver, ...args],
-      {
-        encoding: 'utf8',
-        timeout: 120_000,
-      },
-    );
+    const run = memcheck(driver, args);
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     expect(run.stdout).toContain('create-write-rename-delete.bin events=6 error=-');

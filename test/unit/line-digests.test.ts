@@ -5,7 +5,6 @@
  * tamper alarm on every log file. The native scanner reads untrusted files, so it also runs
  * under valgrind.
  */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { DigestList, encodeLineDigests, scanLines } from '../../agent/integrity/line-digests.js';
 import { digestsFromBase64, encodeDigests, lineDigest } from '../../agent/integrity/log-sidecar-format.js';
 import { chainAddon } from '../../agent/store/chain-addon.js';
-import { buildNativeDriver, valgrindMissing } from '../helpers/native-driver.js';
+import { buildNativeDriver, memcheck, valgrindMissing } from '../helpers/native-driver.js';
 
 const native = chainAddon()?.lineDigests ?? null;
 
@@ -152,10 +151,7 @@ describe('the native line scanner under valgrind', () => {
       const driver = built.driver;
       expect(built.stderr).toBe('');
       expect(built.status).toBe(0);
-      const run = spawnSync('valgrind', ['--error-exitcode=9', '--leak-check=full', '-q', driver], {
-        encoding: 'utf8',
-        timeout: 120_000,
-      });
+      const run = memcheck(driver);
       expect(run.stderr).toBe('');
       expect(run.status).toBe(0);
       expect(run.stdout).toMatch(/^lines [1-9]\d+ checksum \d+\n$/);
