@@ -19,7 +19,7 @@ import { performance } from 'node:perf_hooks';
 import { AuditStore } from '../agent/store/audit-store.js';
 import { chainAddon } from '../agent/store/chain-addon.js';
 import { CHAIN_BYTES, chainRowsJs } from '../agent/store/record-chain.js';
-import type { BatchChains } from '../agent/store/record-chain.js';
+import { replaceChain } from './chain-variant.js';
 import type { verifyStore as VerifyStore } from '../agent/integrity/verify-store.js';
 import type { NewActivityRecord } from '../shared/activity-record.js';
 
@@ -44,19 +44,8 @@ type Variant = 'chained' | 'unchained' | 'fallback';
 /** A store of the variant: its chain values as the agent computes them, zeros, or by node:crypto. */
 function openStore(dir: string, variant: Variant): AuditStore {
   const store = AuditStore.open({ file: path.join(dir, `${variant}.db`), synchronous: 'NORMAL' });
-  const chainOf = (previous: Buffer, values: unknown[], rows: number, stride: number): Buffer =>
-    variant === 'unchained' ? Buffer.alloc(rows * CHAIN_BYTES) : chainRowsJs(previous, values, rows, stride);
-  if (variant !== 'chained') {
-    (store as unknown as { startChain: (...a: [Buffer, unknown[], number, number]) => BatchChains }).startChain = (
-      previous,
-      values,
-      rows,
-      stride,
-    ) => {
-      const chains = chainOf(previous, values, rows, stride);
-      return { upTo: () => chains };
-    };
-  }
+  if (variant === 'unchained') replaceChain(store, (_previous, _values, rows) => Buffer.alloc(rows * CHAIN_BYTES));
+  if (variant === 'fallback') replaceChain(store, chainRowsJs);
   return store;
 }
 

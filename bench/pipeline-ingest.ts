@@ -29,7 +29,8 @@ import { OutputPositions } from '../agent/store/output-positions.js';
 import { StatusRegistry } from '../agent/status/status-registry.js';
 import { RidGenerator } from '../agent/store/rid.js';
 import { SCHEMA_VERSION } from '../agent/store/audit-schema.js';
-import { chainRows, type BatchChains } from '../agent/store/record-chain.js';
+import { CHAIN_BYTES, chainRows } from '../agent/store/record-chain.js';
+import { replaceChain } from './chain-variant.js';
 
 const RECORDS = Number(process.env['RECORDS'] ?? 300_000);
 const RUNS = Number(process.env['RUNS'] ?? 3);
@@ -64,16 +65,8 @@ type Variant = 'chained' | 'inline' | 'unchained';
  * chain's work).
  */
 function chainVariant(store: AuditStore, variant: Variant): void {
-  if (variant === 'chained') return;
-  (store as unknown as { startChain: (...a: [Buffer, unknown[], number, number]) => BatchChains }).startChain = (
-    previous,
-    values,
-    rows,
-    stride,
-  ) => {
-    const chains = variant === 'inline' ? chainRows(previous, values, rows, stride) : Buffer.alloc(rows * 32);
-    return { upTo: () => chains };
-  };
+  if (variant === 'inline') replaceChain(store, chainRows);
+  if (variant === 'unchained') replaceChain(store, (_previous, _values, rows) => Buffer.alloc(rows * CHAIN_BYTES));
 }
 
 async function pipelineRun(dir: string, input: FileChange[], variant: Variant): Promise<PipelineRun> {
