@@ -106,6 +106,52 @@ bool TypedArgument(napi_env env, napi_value value, napi_typedarray_type type, si
   return true;
 }
 
+// The arguments chainPacked and chainStart share: (previous, text, kinds, numbers, rows), the
+// text copied as UTF-16 units into `text` (grown when it is too small). `name` prefixes errors.
+struct PackedArguments {
+  const unsigned char* previous = nullptr;
+  size_t previous_length = 0;
+  uint32_t rows = 0;
+  const int32_t* kinds = nullptr;
+  const double* numbers = nullptr;
+  size_t text_length = 0;
+};
+
+bool ReadPackedArguments(napi_env env, napi_value* argv, const std::string& name, std::vector<char16_t>* text,
+                         PackedArguments* out) {
+  napi_valuetype text_type;
+  if (!BufferArgument(env, argv[0], (name + ": previous must be a Buffer").c_str(), &out->previous,
+                      &out->previous_length) ||
+      !CountArgument(env, argv[4], (name + ": rows must be a count").c_str(), &out->rows) ||
+      !Check(env, napi_typeof(env, argv[1], &text_type), (name + ": text").c_str()))
+    return false;
+  if (text_type != napi_string) {
+    napi_throw_type_error(env, nullptr, (name + ": text must be a string").c_str());
+    return false;
+  }
+  const size_t values = static_cast<size_t>(out->rows) * vigil::kCanonicalValues;
+  if (!TypedArgument(env, argv[2], napi_int32_array, values,
+                     (name + ": kinds must be an Int32Array of 13 a row").c_str(), &out->kinds) ||
+      !TypedArgument(env, argv[3], napi_float64_array, values,
+                     (name + ": numbers must be a Float64Array of 13 a row").c_str(), &out->numbers))
+    return false;
+  // A copy that fills the buffer may have been cut short: then ask the length and copy again.
+  if (text->empty()) text->resize(8192);
+  if (!Check(env, napi_get_value_string_utf16(env, argv[1], text->data(), text->size(), &out->text_length),
+             (name + ": text").c_str()))
+    return false;
+  if (out->text_length + 1 >= text->size()) {
+    if (!Check(env, napi_get_value_string_utf16(env, argv[1], nullptr, 0, &out->text_length),
+               (name + ": text").c_str()))
+      return false;
+    text->resize(out->text_length + 1);
+    if (!Check(env, napi_get_value_string_utf16(env, argv[1], text->data(), text->size(), &out->text_length),
+               (name + ": text").c_str()))
+      return false;
+  }
+  return true;
+}
+
 napi_value ChainPacked(napi_env env, napi_callback_info info) {
   size_t argc = 5;
   napi_value argv[5];
@@ -115,48 +161,18 @@ napi_value ChainPacked(napi_env env, napi_callback_info info) {
     napi_throw_type_error(env, nullptr, "chainPacked(previous, text, kinds, numbers, rows)");
     return nullptr;
   }
-  const unsigned char* previous = nullptr;
-  size_t previous_length = 0;
-  uint32_t rows = 0;
-  napi_valuetype text_type;
-  if (!BufferArgument(env, argv[0], "chainPacked: previous must be a Buffer", &previous, &previous_length) ||
-      !CountArgument(env, argv[4], "chainPacked: rows must be a count", &rows) ||
-      !Check(env, napi_typeof(env, argv[1], &text_type), "chainPacked: text"))
-    return nullptr;
-  if (text_type != napi_string) {
-    napi_throw_type_error(env, nullptr, "chainPacked: text must be a string");
-    return nullptr;
-  }
-  const size_t values = static_cast<size_t>(rows) * vigil::kCanonicalValues;
-  const int32_t* kinds = nullptr;
-  const double* numbers = nullptr;
-  if (!TypedArgument(env, argv[2], napi_int32_array, values, "chainPacked: kinds must be an Int32Array of 13 a row",
-                     &kinds) ||
-      !TypedArgument(env, argv[3], napi_float64_array, values,
-                     "chainPacked: numbers must be a Float64Array of 13 a row", &numbers))
-    return nullptr;
-  // The text's UTF-16 units; a copy that fills the scratch may have been cut short.
-  thread_local std::vector<char16_t> text(8192);
-  size_t text_length = 0;
-  if (!Check(env, napi_get_value_string_utf16(env, argv[1], text.data(), text.size(), &text_length),
-             "chainPacked: text"))
-    return nullptr;
-  if (text_length + 1 >= text.size()) {
-    if (!Check(env, napi_get_value_string_utf16(env, argv[1], nullptr, 0, &text_length), "chainPacked: text"))
-      return nullptr;
-    text.resize(text_length + 1);
-    if (!Check(env, napi_get_value_string_utf16(env, argv[1], text.data(), text.size(), &text_length),
-               "chainPacked: text"))
-      return nullptr;
-  }
+  // The text's UTF-16 units, in a scratch kept between calls.
+  thread_local std::vector<char16_t> text;
+  PackedArguments args;
+  if (!ReadPackedArguments(env, argv, "chainPacked", &text, &args)) return nullptr;
   void* out_data = nullptr;
   napi_value out;
-  if (!Check(env, napi_create_buffer(env, static_cast<size_t>(rows) * kChainBytes, &out_data, &out),
+  if (!Check(env, napi_create_buffer(env, static_cast<size_t>(args.rows) * kChainBytes, &out_data, &out),
              "chainPacked: output buffer"))
     return nullptr;
   std::string error;
-  if (!vigil::ChainPacked(previous, previous_length, text.data(), text_length, kinds, numbers, rows,
-                          static_cast<unsigned char*>(out_data), error)) {
+  if (!vigil::ChainPacked(args.previous, args.previous_length, text.data(), args.text_length, args.kinds,
+                          args.numbers, args.rows, static_cast<unsigned char*>(out_data), error)) {
     napi_throw_range_error(env, nullptr, ("chainPacked: " + error).c_str());
     return nullptr;
   }
@@ -239,47 +255,24 @@ napi_value ChainStart(napi_env env, napi_callback_info info) {
   }
   Background* background = BackgroundOf(env);
   background->End(env);
-  const unsigned char* previous = nullptr;
+  PackedArguments args;
   const unsigned char* out = nullptr;
-  size_t previous_length = 0, out_length = 0;
-  uint32_t rows = 0;
-  napi_valuetype text_type;
-  if (!BufferArgument(env, argv[0], "chainStart: previous must be a Buffer", &previous, &previous_length) ||
-      !CountArgument(env, argv[4], "chainStart: rows must be a count", &rows) ||
-      !BufferArgument(env, argv[5], "chainStart: out must be a Buffer", &out, &out_length) ||
-      !Check(env, napi_typeof(env, argv[1], &text_type), "chainStart: text"))
+  size_t out_length = 0;
+  if (!ReadPackedArguments(env, argv, "chainStart", &background->text, &args) ||
+      !BufferArgument(env, argv[5], "chainStart: out must be a Buffer", &out, &out_length))
     return nullptr;
-  if (text_type != napi_string) {
-    napi_throw_type_error(env, nullptr, "chainStart: text must be a string");
-    return nullptr;
-  }
-  if (out_length < static_cast<size_t>(rows) * kChainBytes) {
+  if (out_length < static_cast<size_t>(args.rows) * kChainBytes) {
     napi_throw_range_error(env, nullptr, "chainStart: out holds fewer than 32 bytes a row");
     return nullptr;
   }
-  const size_t values = static_cast<size_t>(rows) * vigil::kCanonicalValues;
-  const int32_t* kinds = nullptr;
-  const double* numbers = nullptr;
-  if (!TypedArgument(env, argv[2], napi_int32_array, values, "chainStart: kinds must be an Int32Array of 13 a row",
-                     &kinds) ||
-      !TypedArgument(env, argv[3], napi_float64_array, values,
-                     "chainStart: numbers must be a Float64Array of 13 a row", &numbers))
-    return nullptr;
-  size_t text_length = 0;
-  if (!Check(env, napi_get_value_string_utf16(env, argv[1], nullptr, 0, &text_length), "chainStart: text"))
-    return nullptr;
-  background->text.resize(text_length + 1);
-  if (!Check(env,
-             napi_get_value_string_utf16(env, argv[1], background->text.data(), text_length + 1, &text_length),
-             "chainStart: text"))
-    return nullptr;
-  background->text.resize(text_length);
-  background->previous.assign(previous, previous + previous_length);
-  background->kinds.assign(kinds, kinds + values);
-  background->numbers.assign(numbers, numbers + values);
+  const size_t values = static_cast<size_t>(args.rows) * vigil::kCanonicalValues;
+  background->text.resize(args.text_length);
+  background->previous.assign(args.previous, args.previous + args.previous_length);
+  background->kinds.assign(args.kinds, args.kinds + values);
+  background->numbers.assign(args.numbers, args.numbers + values);
   if (!Check(env, napi_create_reference(env, argv[5], 1, &background->out_ref), "chainStart: out")) return nullptr;
   background->out = const_cast<unsigned char*>(out);
-  background->rows = rows;
+  background->rows = args.rows;
   background->done = 0;
   background->finished = false;
   background->error.clear();
