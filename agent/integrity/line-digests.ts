@@ -98,6 +98,9 @@ function scanInJavaScript(bytes: Uint8Array, from: number, values: Float64Array,
   return count;
 }
 
+/** Reused by every batch the log writer encodes: it grows once, to the largest batch. */
+const encodeScratch = new DigestList();
+
 /**
  * The digests of the lines of `bytes` (whole lines, each ending with a line feed) as a sidecar
  * entry holds them (base64 of 6 bytes each, big-endian): log-sidecar-format.ts `encodeDigests`,
@@ -107,7 +110,8 @@ export function encodeLineDigests(
   bytes: Uint8Array,
   native: NativeLineDigests | null = chainAddon()?.lineDigests ?? null,
 ): string {
-  const list = new DigestList();
+  const list = encodeScratch;
+  list.length = 0;
   for (let from = 0; ;) {
     const { count, ends: lineEnds } = scanLines(bytes, from, list, native);
     if (count === 0) break;
