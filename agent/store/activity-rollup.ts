@@ -8,6 +8,8 @@
  * between slices: shortly after the pipeline commits (`soon`, small slices, so the agent's loop
  * never stalls long and a view finds little left to count) and, for what is left, when a view is
  * asked for (larger slices: someone is waiting). The batch's commit itself does no extra work.
+ * Slices commit without syncing the WAL on the event loop (audit-store.ts `derivedTransaction`):
+ * a power loss may undo the newest ones, and those records are counted again.
  * Records never change after insertion and `seq` is never reused (audit-store.ts keeps the
  * newest record); retention's deletions are taken out by the schema's trigger.
  */
@@ -155,7 +157,7 @@ export class ActivityRollup {
    */
   step(sliceSize = this.sliceSize, maxBytes = Number.MAX_SAFE_INTEGER): boolean {
     const s = this.statements;
-    return this.store.transaction(() => {
+    return this.store.derivedTransaction(() => {
       const through = s.through.get() as number;
       const end = s.sliceEnd.get({ through, count: sliceSize, bytes: maxBytes }) as number | null;
       if (end === null) return false;

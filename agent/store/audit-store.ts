@@ -96,6 +96,7 @@ export class AuditStore {
   private deleteOld: Database.Statement | undefined;
   private readonly checkpointer: WalCheckpointer | null;
   private chainHead: Database.Statement | undefined;
+  private readonly synchronous: 'FULL' | 'NORMAL';
 
   private constructor(
     readonly file: string,
@@ -103,6 +104,7 @@ export class AuditStore {
     options: AuditStoreOptions,
   ) {
     this.insert = AuditStore.prepareInsert(connection);
+    this.synchronous = options.synchronous ?? 'FULL';
     this.checkpointer = options.backgroundCheckpoints ? new WalCheckpointer(file) : null;
   }
 
@@ -296,10 +298,32 @@ export class AuditStore {
    * would fail with SQLITE_BUSY_SNAPSHOT instead of waiting).
    */
   transaction<T>(work: () => T): T {
+    return this.commitImmediate(work, false);
+  }
+
+  private commitImmediate<T>(work: () => T, derived: boolean): T {
     const outermost = !this.db.inTransaction;
     const result = this.db.transaction(work).immediate();
-    if (outermost) this.checkpointer?.committed();
+    if (outermost) this.checkpointer?.committed(derived);
     return result;
+  }
+
+  /**
+   * `transaction` for state derived from the records that is counted again after a crash (the
+   * activity rollup): its COMMIT does not fsync the WAL on this thread, where a busy disk held
+   * the event loop for 100–400 ms per commit (test/integration/audit-search-bounds.test.ts).
+   * Under WAL a commit with `synchronous=NORMAL` stays atomic; a power loss may undo the newest
+   * such commits, never part of one, and the next synced commit covers them. They leave the
+   * checkpoint cadence to the other commits (wal-checkpointer.ts).
+   */
+  derivedTransaction<T>(work: () => T): T {
+    if (this.db.inTransaction || this.synchronous === 'NORMAL') return this.commitImmediate(work, true);
+    this.db.pragma('synchronous = NORMAL');
+    try {
+      return this.commitImmediate(work, true);
+    } finally {
+      this.db.pragma(`synchronous = ${this.synchronous}`);
+    }
   }
 
   /**

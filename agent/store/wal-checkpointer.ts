@@ -42,9 +42,15 @@ export class WalCheckpointer {
   /**
    * A transaction committed. About every COMMITS_PER_CHECKPOINT commits, or a second after the
    * last one, a checkpoint runs (SQLite's own cadence is every 1000 pages, about the same).
+   *
+   * A `derived` commit (audit-store.ts `derivedTransaction`: a few pages, not synced) only arms
+   * the one-second timer. After a complete checkpoint the next commit starts the WAL over and
+   * SQLite syncs its new header inside that commit, whatever `synchronous` says: checkpoints
+   * between the activity rollup's back-to-back slices made each run of them pay that sync on the
+   * event loop.
    */
-  committed(): void {
-    if (++this.commits >= COMMITS_PER_CHECKPOINT) {
+  committed(derived = false): void {
+    if (!derived && ++this.commits >= COMMITS_PER_CHECKPOINT) {
       this.poke();
       return;
     }

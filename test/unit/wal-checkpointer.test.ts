@@ -59,6 +59,26 @@ describe('background WAL checkpoints', () => {
     store.close();
   });
 
+  it("leaves a derived commit (the activity rollup's) unsynced and to the one-second timer", async () => {
+    const file = path.join(makeTempDir(), 'audit.db');
+    const store = AuditStore.open({ file, backgroundCheckpoints: true });
+    const before = fs.statSync(file).size;
+    const modes: unknown[] = [];
+    for (let batch = 0; batch < 4; batch++) {
+      store.derivedTransaction(() => {
+        modes.push(store.db.pragma('synchronous', { simple: true }));
+        store.insertInTransaction(Array.from({ length: 500 }, (_, i) => record(batch * 500 + i)));
+      });
+    }
+    // NORMAL (1) inside, FULL (2) again for the commits that follow.
+    expect(modes).toEqual([1, 1, 1, 1]);
+    expect(store.db.pragma('synchronous', { simple: true })).toBe(2);
+    // Four ordinary commits start a checkpoint at once (the test above); these wait for the timer.
+    expect(await sizeAfter(file, 300, () => false)).toBe(before);
+    expect(await sizeAfter(file, 10_000, (size) => size > before + 500_000)).toBeGreaterThan(before + 500_000);
+    store.close();
+  });
+
   it('reopens the database and every record is there', async () => {
     const file = path.join(makeTempDir(), 'audit.db');
     const store = AuditStore.open({ file, backgroundCheckpoints: true });
