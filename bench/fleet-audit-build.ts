@@ -28,6 +28,7 @@ import { silentLogger } from '../dist/agent/log/logger.js';
 import { AuditStore } from '../dist/agent/store/audit-store.js';
 import { SearchIndex } from '../dist/agent/store/search-index.js';
 import { migrateFleet, utcDay } from '../dist/agent/fleet/pg-schema.js';
+import { RECORD_JSON_SQL } from '../dist/agent/store/raw-record.js';
 import type { NewActivityRecord } from '../shared/activity-record.js';
 import { postgresBinDir } from '../test/helpers/postgres-server.js';
 
@@ -230,7 +231,7 @@ async function copyRows(sqliteDb: string, cluster: PgCluster): Promise<void> {
       'ON_ERROR_STOP=1',
       '-c',
       `\\copy vigil_records (agent_id, agent_seq, rid, when_ms, who, action, what, location, object_type, data_source,
-         plan_name, plan_id, item_name, workstation, details, chain, day) FROM STDIN CSV`.replace(/\s+/g, ' '),
+         plan_name, plan_id, item_name, workstation, details, chain, day, json) FROM STDIN CSV`.replace(/\s+/g, ' '),
     ],
     { stdio: ['pipe', 'ignore', 'inherit'] },
   );
@@ -245,7 +246,7 @@ async function copyRows(sqliteDb: string, cluster: PgCluster): Promise<void> {
   const rows = db
     .prepare(
       `SELECT seq, rid, when_ms, who, action, what, location, object_type, data_source, plan_name, plan_id,
-              item_name, workstation, details, chain FROM activity_records ORDER BY seq`,
+              item_name, workstation, details, chain, ${RECORD_JSON_SQL} AS json FROM activity_records ORDER BY seq`,
     )
     .raw(true)
     .iterate() as Iterable<unknown[]>;
@@ -260,6 +261,7 @@ async function copyRows(sqliteDb: string, cluster: PgCluster): Promise<void> {
         ...r.slice(1, 14).map(quote),
         chain,
         utcDay(r[2] as number),
+        quote(r[15]), // the JSON the member's forwarder sends (agent/fleet/forward-copy.ts)
       ].join(',') + '\n',
     );
     if (lines.length === 10_000) await flush();

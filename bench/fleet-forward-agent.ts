@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { silentLogger } from '../agent/log/logger.js';
 import { AuditStore } from '../agent/store/audit-store.js';
+import { RECORD_JSON_SQL } from '../agent/store/raw-record.js';
 import { openFleetPool } from '../agent/fleet/fleet-connection.js';
 import { utcDay } from '../agent/fleet/pg-schema.js';
 import { RecordForwarder } from '../agent/fleet/record-forwarder.js';
@@ -64,9 +65,9 @@ function fill(file: string, records: number, tag: string): void {
   const out = fs.openSync(`${file}.csv`, 'w');
   let lines: string[] = [];
   const agentId = `AGENT-BENCH${tag}`;
-  for (const r of db.prepare('SELECT * FROM activity_records ORDER BY seq').iterate() as Iterable<
-    Record<string, unknown>
-  >) {
+  for (const r of db
+    .prepare(`SELECT *, ${RECORD_JSON_SQL} AS json FROM activity_records ORDER BY seq`)
+    .iterate() as Iterable<Record<string, unknown>>) {
     const chain = r['chain'] as Buffer | null;
     lines.push(
       [
@@ -87,6 +88,7 @@ function fill(file: string, records: number, tag: string): void {
         r['details'],
         chain === null ? null : `\\x${chain.toString('hex')}`,
         utcDay(r['when_ms'] as number),
+        r['json'], // what the forwarder sends with the columns (agent/fleet/forward-copy.ts)
       ]
         .map(csvField)
         .join(','),

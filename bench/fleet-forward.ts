@@ -51,7 +51,7 @@ const SETTINGS: Record<string, string> = {
 };
 
 const COLUMNS =
-  'agent_id, agent_seq, rid, when_ms, who, action, what, location, object_type, data_source, plan_name, plan_id, item_name, workstation, details, chain, day';
+  'agent_id, agent_seq, rid, when_ms, who, action, what, location, object_type, data_source, plan_name, plan_id, item_name, workstation, details, chain, day, json';
 
 /** utime+stime (and, with `children`, cutime+cstime) of a process, in µs. */
 function processCpuMicros(pid: number, children: boolean): number {

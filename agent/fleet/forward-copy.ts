@@ -12,12 +12,13 @@ import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { RECORD_JSON_SQL } from '../store/raw-record.js';
 import { whileReachable } from './fleet-connection.js';
 import { ADVISORY_KEYS } from './pg-schema.js';
 
 /** The staged columns, in COPY order; `agent_id` is the batch's own, `seq` the fleet's. */
 const STAGED_COLUMNS =
-  'agent_seq, rid, when_ms, who, action, what, location, object_type, data_source, plan_name, plan_id, item_name, workstation, details, chain, day';
+  'agent_seq, rid, when_ms, who, action, what, location, object_type, data_source, plan_name, plan_id, item_name, workstation, details, chain, day, json';
 
 const STAGE = 'vigil_forward_stage';
 
@@ -36,7 +37,9 @@ function copyText(column: string): string {
  * SQLite: the COPY text of the local records after `$after` in seq order, at most `$limit` of
  * them, in one string (lines end in a newline), with the batch's last seq and its count. `day`
  * is the UTC day of `when_ms`, rounded down also before 1970 (utcDay); `chain` is bytea's hex
- * form, its backslash escaped for COPY.
+ * form, its backslash escaped for COPY. `json` is the record's JSON as this store answers it
+ * (raw-record.ts), so the fleet's pages are these bytes: JSON holds no tab, newline or carriage
+ * return (it escapes them), so only its backslashes need escaping for COPY.
  */
 export const COPY_LINES = `
   SELECT count(*) AS records, max(seq) AS "lastSeq", string_agg(line, '' ORDER BY seq) AS text FROM (
@@ -49,6 +52,7 @@ export const COPY_LINES = `
            || char(9) || ${copyText('details')}
            || char(9) || coalesce('\\\\x' || hex(chain), '\\N')
            || char(9) || coalesce(date(when_ms / 1000 - (when_ms % 1000 < 0), 'unixepoch'), '\\N')
+           || char(9) || replace(${RECORD_JSON_SQL}, '\\', '\\\\')
            || char(10) AS line
       FROM activity_records WHERE seq > $after ORDER BY seq LIMIT $limit)`;
 

@@ -7,8 +7,9 @@
  *   order is commit order: a page that ends at the newest record never skips one committed later.
  * - A page is one statement, bounded by `statement_timeout`, in a read-only transaction; the
  *   highest seq is read in the same snapshot, so "everything up to here was considered" holds.
- * - PostgreSQL writes the JSON of a slice of records itself (pg-audit-rows.ts), one text value
- *   per slice: the agent passes it through instead of building an object per record.
+ * - PostgreSQL joins the JSON of a slice of records (stored by their members, pg-audit-rows.ts)
+ *   into one text value per slice: the agent passes it through instead of building an object
+ *   per record.
  * - Every statement goes through the pool's one query path (fleet-connection.ts,
  *   whileReachable), which notices a server gone out of reach while a statement waits.
  * - Marks are signed with a key kept in `vigil_fleet_keys`: the first member to need it creates
@@ -35,7 +36,7 @@ import type { TurnQueue } from '../util/turn-queue.js';
 import { queryWhileReachable, whileReachable } from './fleet-connection.js';
 import { compilePgSearch } from './pg-audit-query.js';
 import { SeqDays } from './seq-days.js';
-import { cutSlices, storedBytesSql, toRawRow, RECORD_COLUMNS, RECORD_JSON_SQL } from './pg-audit-rows.js';
+import { cutSlices, storedBytesSql, toRawRow, RECORD_COLUMNS, PAGE_JSON_SQL } from './pg-audit-rows.js';
 
 /** What the store needs of the agent's fleet membership (fleet-membership.ts). */
 export interface FleetAccess {
@@ -224,10 +225,10 @@ export class PgAuditRecords implements AuditRecords {
     return { text: arms.join(' UNION ALL '), values };
   }
 
-  /** The slice's JSON as PostgreSQL writes it (pg-audit-rows.ts), one text value for all its records. */
+  /** The slice's JSON (pg-audit-rows.ts `PAGE_JSON_SQL`), one text value for all its records. */
   async fetchJson(seqs: readonly number[]): Promise<Buffer> {
     if (seqs.length === 0) return Buffer.alloc(0);
-    const rows = this.rowsOf(`seq, ${RECORD_JSON_SQL} AS json`, seqs);
+    const rows = this.rowsOf(`seq, ${PAGE_JSON_SQL} AS json`, seqs);
     const text = `SELECT string_agg(r.json, ',' ORDER BY r.seq) AS json FROM (${rows.text}) AS r`;
     const result = await this.query<{ json: string | null }>(this.prepared(text), rows.values);
     const json = result.rows[0]?.json ?? null;

@@ -1,7 +1,7 @@
 /**
  * Record rows of the fleet database in the shapes the audit API's pages are built from: the raw
- * arrays of agent/store/raw-record.ts (for XML), the JSON of records written by PostgreSQL
- * itself, and the slices a page is sent in. The JSON is byte for byte JSON.stringify's of the
+ * arrays of agent/store/raw-record.ts (for XML), the JSON of records (stored by their member, or
+ * written by PostgreSQL itself), and the slices a page is sent in. The JSON is byte for byte JSON.stringify's of the
  * record, as the SQLite store's is (test/integration/fleet-audit-json.test.ts compares both
  * stores' pages), so both stores answer the same bytes.
  */
@@ -37,7 +37,7 @@ const str = (column: string): string => `to_json(${column})::text`;
  * json_build_object() would write `"key" : value` with spaces, row_to_json() cannot leave a key
  * out: hence the concatenation.
  */
-export const RECORD_JSON_SQL = `concat('{"RID":', ${str('rid')}, ',"Who":', ${str('who')}, ',"Action":', ${str('action')},
+export const PG_RECORD_JSON_SQL = `concat('{"RID":', ${str('rid')}, ',"Who":', ${str('who')}, ',"Action":', ${str('action')},
   ',"What":', ${str('what')}, ',"When":"', ${WHEN_SQL}, '","Where":', ${str('location')},
   ',"ObjectType":', ${str('object_type')}, ',"DataSource":', ${str('data_source')},
   ',"MonitoringPlan":{"Name":' || ${str('plan_name')} || coalesce(',"ID":' || ${str('plan_id')}, '') || '}',
@@ -45,6 +45,14 @@ export const RECORD_JSON_SQL = `concat('{"RID":', ${str('rid')}, ',"Who":', ${st
   ',"Workstation":' || ${str('workstation')},
   ',"DetailList":' || details,
   '}')`;
+
+/**
+ * The JSON a page sends: the bytes the member's SQLite wrote when it forwarded the record
+ * (forward-copy.ts), or, for a record forwarded before the fleet schema had them, PostgreSQL's
+ * own. Writing it here cost PostgreSQL about twice the CPU of reading it (docs/benchmarks.md).
+ * `vigil verify --fleet` checks the stored text against the record's columns (verify-fleet.ts).
+ */
+export const PAGE_JSON_SQL = `coalesce(json, ${PG_RECORD_JSON_SQL})`;
 
 /** The stored size of a record in bytes, measured as the SQLite store measures it (raw-record.ts). */
 export const storedBytesSql = `(octet_length(rid) + octet_length(who) + octet_length(action) + octet_length(what)

@@ -74,6 +74,14 @@ export const FLEET_MIGRATIONS: readonly FleetMigration[] = [
   },
   { version: 2, ...AUDIT_INDEXES_MIGRATION },
   { version: 3, ...WHO_FOLDED_INDEX_MIGRATION },
+  {
+    version: 4,
+    name: "each record's JSON as its agent's SQLite wrote it, for the audit API's pages",
+    // Filled by forwarders from this version on (forward-copy.ts); NULL for records forwarded
+    // before, whose JSON PostgreSQL writes itself (pg-audit-rows.ts). Adding a nullable column
+    // without a default rewrites no partition.
+    sql: 'ALTER TABLE vigil_records ADD COLUMN json text;',
+  },
 ];
 
 export const FLEET_SCHEMA_VERSION = FLEET_MIGRATIONS[FLEET_MIGRATIONS.length - 1]!.version;

@@ -3,7 +3,8 @@
  * forwarded to the fleet database. The records of one agent, in its own `seq` order
  * (`agent_seq`), must each link to the one before: SHA-256(predecessor's chain || canonical
  * record) equals the stored chain (agent/store/record-chain.ts, the same functions as the local
- * check). An agent's first record there is taken as it stands when its predecessor is not in the
+ * check), and the JSON stored with it for the audit API's pages must be the record's (pg-audit-rows.ts).
+ * An agent's first record there is taken as it stands when its predecessor is not in the
  * fleet database (joined later, or removed by retention). The signed checkpoints stay in each
  * agent's SQLite, so truncation and a chain recomputed end to end are found by `vigil verify` on
  * the agent itself.
@@ -11,6 +12,7 @@
 import type pg from 'pg';
 import { GENESIS, canonicalRecord, nextChain, rowValues, type CanonicalRow } from '../store/record-chain.js';
 import type { Problem, VerifiedRange, VerifyReport } from '../integrity/verify-report.js';
+import { PG_RECORD_JSON_SQL } from './pg-audit-rows.js';
 
 const PAGE = 5_000;
 
@@ -19,6 +21,8 @@ interface FleetRow extends Omit<CanonicalRow, 'when_ms'> {
   agent_seq: string;
   when_ms: string;
   chain: Buffer | null;
+  /** The stored JSON the audit API serves differs from the record's columns. */
+  json_differs: boolean;
 }
 
 function canonical(row: FleetRow): string {
@@ -40,7 +44,8 @@ async function verifyAgent(
   for (;;) {
     const { rows } = await pool.query<FleetRow>(
       `SELECT agent_seq, rid, when_ms, who, action, what, location, object_type, data_source,
-              plan_name, plan_id, item_name, workstation, details, chain
+              plan_name, plan_id, item_name, workstation, details, chain,
+              coalesce(json <> ${PG_RECORD_JSON_SQL}, false) AS json_differs
          FROM vigil_records WHERE agent_id = $1 AND agent_seq > $2 ORDER BY agent_seq LIMIT $3`,
       [agentId, after, PAGE],
     );
@@ -60,6 +65,17 @@ async function verifyAgent(
           detail: gap
             ? `records of ${agentId} just before seq ${seq} are missing from the fleet database`
             : `record seq ${seq} of ${agentId} no longer matches its chain value`,
+        });
+        if (rangeStart !== null) verified.push({ file, from: rangeStart, to: previousSeq });
+        rangeStart = null;
+      } else if (row.json_differs) {
+        // The columns link, but the audit API's pages send the stored JSON (pg-audit-rows.ts).
+        problems.push({
+          file,
+          rid: row.rid,
+          line: seq,
+          kind: 'changed',
+          detail: `the JSON the audit API sends for record seq ${seq} of ${agentId} no longer matches the record`,
         });
         if (rangeStart !== null) verified.push({ file, from: rangeStart, to: previousSeq });
         rangeStart = null;

@@ -8,6 +8,7 @@
 import type pg from 'pg';
 import { insertCopyText } from '../../agent/fleet/forward-copy.js';
 import { utcDay } from '../../agent/fleet/pg-schema.js';
+import { rowToRecord } from '../../agent/store/audit-store.js';
 import type { CanonicalRow } from '../../agent/store/record-chain.js';
 
 /** A local record as forwarded: its canonical columns, its local seq and its chain value. */
@@ -35,6 +36,7 @@ function copyLines(rows: readonly ForwardedRow[]): string {
           ...[r.plan_name, r.plan_id, r.item_name, r.workstation, r.details].map(escapeText),
           r.chain === null ? '\\N' : `\\\\x${r.chain.toString('hex')}`,
           utcDay(r.when_ms),
+          escapeText(JSON.stringify(rowToRecord(r))),
         ].join('\t') + '\n',
     )
     .join('');

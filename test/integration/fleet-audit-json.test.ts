@@ -155,6 +155,21 @@ describe('the JSON of an enumeration page', () => {
     }
   });
 
+  it('is the same bytes for records forwarded before the fleet stored their JSON (PostgreSQL writes it)', async () => {
+    // From here on the fleet sends PostgreSQL's JSON for these records (the same bytes).
+    const { rowCount } = await pool.query('UPDATE vigil_records SET json = NULL');
+    expect(rowCount).toBe(expected.length);
+    for (const [count, maxBytes] of [
+      [10_000, 8 * 1024 * 1024],
+      [700, 2_000],
+    ] as const) {
+      const written = await enumerate(fleetRecords, count, maxBytes);
+      const sqlite = await enumerate(sqliteRecords, count, maxBytes);
+      expect(written.length).toBe(sqlite.length);
+      for (let i = 0; i < written.length; i++) expect(written[i]!.equals(sqlite[i]!), `page ${i}`).toBe(true);
+    }
+  });
+
   it('keeps every awkward character: the records parse back to what was stored', async () => {
     const [page] = await enumerate(fleetRecords, 64, 8 * 1024 * 1024);
     const parsed = JSON.parse(`[${page!.toString('utf8')}]`) as Array<Record<string, unknown>>;

@@ -11,7 +11,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../agent/log/logger.js';
-import { AuditStore } from '../../agent/store/audit-store.js';
+import { AuditStore, rowToRecord } from '../../agent/store/audit-store.js';
 import { migrateFleet, utcDay } from '../../agent/fleet/pg-schema.js';
 import { RecordForwarder } from '../../agent/fleet/record-forwarder.js';
 import { insertRecords, type ForwardedRow } from '../helpers/fleet-rows.js';
@@ -81,7 +81,7 @@ describe('forwarding awkward strings', () => {
 
   async function fleetRows(agentId: string): Promise<Record<string, unknown>[]> {
     const { rows } = await admin.query(
-      `SELECT agent_seq, ${COLUMNS}, to_char(day, 'YYYY-MM-DD') AS day FROM vigil_records
+      `SELECT agent_seq, ${COLUMNS}, to_char(day, 'YYYY-MM-DD') AS day, json FROM vigil_records
         WHERE agent_id = $1 ORDER BY agent_seq`,
       [agentId],
     );
@@ -97,7 +97,7 @@ describe('forwarding awkward strings', () => {
     try {
       return (
         db.prepare(`SELECT seq AS agent_seq, ${COLUMNS} FROM activity_records ORDER BY seq`).all() as ForwardedRow[]
-      ).map((r) => ({ ...r, day: utcDay(r.when_ms) }));
+      ).map((r) => ({ ...r, day: utcDay(r.when_ms), json: JSON.stringify(rowToRecord(r)) }));
     } finally {
       db.close();
     }
@@ -152,7 +152,9 @@ describe('forwarding awkward strings', () => {
     store.insertBatch(AWKWARD.map((text, i) => awkwardRecord(text, i, '1969-12-31T23:59:59.999Z')));
     store.close();
     const local = localRows(store.file);
-    const rows = local.map(({ agent_seq, day: _day, ...columns }) => ({ ...columns, seq: agent_seq }) as ForwardedRow);
+    const rows = local.map(
+      ({ agent_seq, day: _day, json: _json, ...columns }) => ({ ...columns, seq: agent_seq }) as ForwardedRow,
+    );
     await insertRecords(pool, 'AGENT-IN-HAND', rows);
     await insertRecords(pool, 'AGENT-IN-HAND', rows);
     expect(await fleetRows('AGENT-IN-HAND')).toEqual(local);

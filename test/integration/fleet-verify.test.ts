@@ -79,12 +79,18 @@ describe('vigil verify --fleet', () => {
   it('names a record changed and a record removed in the fleet database', async () => {
     await admin.query("UPDATE vigil_records SET who = 'mallory' WHERE agent_id = 'AGENT-VERIFY' AND agent_seq = 5");
     await admin.query("DELETE FROM vigil_records WHERE agent_id = 'AGENT-VERIFY' AND agent_seq = 12");
+    // The columns left alone, the JSON the audit API sends for them changed.
+    await admin.query(
+      "UPDATE vigil_records SET json = replace(json, 'dave', 'mallory') WHERE agent_id = 'AGENT-VERIFY' AND agent_seq = 8",
+    );
     const { code, report } = await verify();
     expect(code).toBe(1);
     expect(report.ok).toBe(false);
     expect(report.problems.map((p) => [p.kind, p.line])).toEqual([
       ['changed', 5],
+      ['changed', 8],
       ['removed', 13],
     ]);
+    expect(report.problems[1]!.detail).toMatch(/JSON the audit API sends/);
   });
 });
