@@ -10,13 +10,22 @@
  *
  *   npx tsx bench/attribution-completeness.ts        (VIGIL_BENCH_FILES=100000 VIGIL_BENCH_ROUNDS=3)
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { canAttribute } from '../agent/monitor/fanotify/can-attribute.js';
 import { startMonitoringAgent } from './attribution-agent.js';
-import { entriesOf, extractAndDelete, machineLoad, makeArchive, median, sleep } from './attribution-workload.js';
+import {
+  entriesOf,
+  extractAndDelete,
+  machineLoad,
+  makeArchive,
+  median,
+  sleep,
+  startTracer,
+  stopTracer,
+} from './attribution-workload.js';
 
 const FILES = Number(process.env['VIGIL_BENCH_FILES'] ?? 100_000);
 const ROUNDS = Number(process.env['VIGIL_BENCH_ROUNDS'] ?? 3);
@@ -27,24 +36,6 @@ interface Seen {
 }
 
 /** Starts a tracer and resolves once `ready` says it is listening. */
-async function startTracer(command: string, args: string[], cwd: string, ready: () => boolean): Promise<ChildProcess> {
-  const child = spawn(command, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const deadline = Date.now() + 10_000;
-  while (!ready()) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`${command} did not start: ${stderr}`);
-    await sleep(100);
-  }
-  return child;
-}
-
-async function stopTracer(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGINT');
-  await exited;
-}
-
 /** Distinct files under `target` that fatrace saw closed after writing (`comm(pid): CW /path`). */
 function fatraceSeen(output: string, target: string): Seen {
   const files = new Set<string>();

@@ -3,9 +3,9 @@
  * attribution"): a tar archive of small files is extracted into a folder and the tree deleted
  * by another process, with nothing watching, with a `vigil agent` process attributing
  * (fanotify, docs/attribution.md) and with the kernel audit subsystem watching the folder
- * (`auditctl -w DIR -p rwa`, auditd running). The three run in turn in each round, each
- * round starting with another one, so they share the machine's load; the medians are
- * compared. Limits: agent ≤ 1.10× unmonitored, and a lower ratio than auditd's. For the agent
+ * (`auditctl -w DIR -p rwa`, auditd running), and with fatrace tracing the same fanotify events
+ * into a file (what fanotify itself costs the work). They run in turn in each round, each round
+ * starting with another one, so they share the machine's load; the medians are compared. Limits: agent ≤ 1.10× unmonitored, and a lower ratio than auditd's. For the agent
  * it also prints how long it took to store every record after the workload ended, its CPU time
  * per 1,000 records, its unknown actors and the kernel queue overflows it logged.
  * The agent runs as the service runs it, at nice 10 with its fanotify reader at 0
@@ -13,7 +13,8 @@
  * Root, Linux, the addon built (`npm run build:native`), `npx tsc -b` (the agent runs from dist/).
  *
  *   npx tsx bench/attribution-overhead.ts
- *   VIGIL_BENCH_FILES=100000 VIGIL_BENCH_ROUNDS=3 (defaults); VIGIL_BENCH_CPU_PROF=DIR profiles the agent
+ *   VIGIL_BENCH_FILES=100000 VIGIL_BENCH_ROUNDS=3 (defaults); VIGIL_BENCH_CPU_PROF=DIR profiles the agent;
+ *   VIGIL_BENCH_FATRACE=0 leaves fatrace out
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -21,12 +22,23 @@ import path from 'node:path';
 import { canAttribute } from '../agent/monitor/fanotify/can-attribute.js';
 import { AGENT_NICE, startMonitoringAgent } from './attribution-agent.js';
 import { startAuditWatch } from './attribution-auditd.js';
-import { cpuMsOf, entriesOf, extractAndDelete, machineLoad, makeArchive, median } from './attribution-workload.js';
+import {
+  cpuMsOf,
+  entriesOf,
+  extractAndDelete,
+  machineLoad,
+  makeArchive,
+  median,
+  startTracer,
+  stopTracer,
+} from './attribution-workload.js';
 
 const FILES = Number(process.env['VIGIL_BENCH_FILES'] ?? 100_000);
 const ROUNDS = Number(process.env['VIGIL_BENCH_ROUNDS'] ?? 3);
 const CPU_PROF = process.env['VIGIL_BENCH_CPU_PROF'];
 const AGENT_LIMIT = 1.1;
+/** fatrace as a fourth side (VIGIL_BENCH_FATRACE=0 leaves it out); installed by .ci/run. */
+const TRACER = process.env['VIGIL_BENCH_FATRACE'] !== '0';
 
 interface AgentRound {
   workloadMs: number;
@@ -68,6 +80,29 @@ async function auditdRound(archive: string, watched: string, round: number): Pro
   }
 }
 
+/**
+ * fatrace, a fanotify tracer, on the same events as the agent's mark (created, deleted, written,
+ * closed after writing, moved), writing its lines to a file: what watching with fanotify costs
+ * the work before any attribution or storage (the kernel's events and a reader printing them).
+ */
+async function fatraceRound(archive: string, watched: string, scratch: string, round: number): Promise<FatraceRound> {
+  const out = path.join(scratch, `fatrace${round}.txt`);
+  const tracer = await startTracer('fatrace', ['-c', '-f', 'CW+D<>', '-o', out], watched, () => fs.existsSync(out));
+  try {
+    const cpuBefore = cpuMsOf(tracer.pid!);
+    const workloadMs = await extractAndDelete(archive, path.join(watched, `fatrace${round}`));
+    return { workloadMs, cpuMs: cpuMsOf(tracer.pid!) - cpuBefore };
+  } finally {
+    await stopTracer(tracer);
+    fs.rmSync(out, { force: true });
+  }
+}
+
+interface FatraceRound {
+  workloadMs: number;
+  cpuMs: number;
+}
+
 async function main(): Promise<void> {
   const probe = canAttribute();
   if (!probe.ok) {
@@ -82,6 +117,7 @@ async function main(): Promise<void> {
     const plain: number[] = [];
     const agent: AgentRound[] = [];
     const auditd: number[] = [];
+    const fatrace: FatraceRound[] = [];
     const load: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       load.push(machineLoad().loadAverage1m);
@@ -90,12 +126,14 @@ async function main(): Promise<void> {
         async () => plain.push(await extractAndDelete(archive, path.join(watched, `plain${round}`))),
         async () => agent.push(await agentRound(archive, watched, path.join(scratch, `agent-data${round}`), round)),
         async () => auditd.push(await auditdRound(archive, watched, round)),
+        ...(TRACER ? [async () => fatrace.push(await fatraceRound(archive, watched, scratch, round))] : []),
       ];
       for (let i = 0; i < modes.length; i++) await modes[(round + i) % modes.length]!();
       console.error(
         `round ${round + 1}/${ROUNDS}: plain ${Math.round(plain.at(-1)!)} ms, agent`,
         agent.at(-1),
         `auditd ${Math.round(auditd.at(-1)!)} ms`,
+        TRACER ? `fatrace ${Math.round(fatrace.at(-1)!.workloadMs)} ms` : '',
       );
     }
     const plainMs = median(plain);
@@ -113,6 +151,13 @@ async function main(): Promise<void> {
       auditdMs: auditd.map(Math.round),
       agentRatio: Number(agentRatio.toFixed(3)),
       auditdRatio: Number(auditdRatio.toFixed(3)),
+      ...(TRACER
+        ? {
+            fatraceMs: fatrace.map((r) => Math.round(r.workloadMs)),
+            fatraceRatio: Number((median(fatrace.map((r) => r.workloadMs)) / plainMs).toFixed(3)),
+            fatraceCpuMs: fatrace.map((r) => Math.round(r.cpuMs)),
+          }
+        : {}),
       agentNice: AGENT_NICE,
       agentWithinLimit: agentRatio <= AGENT_LIMIT,
       agentBelowAuditd: agentRatio < auditdRatio,

@@ -5,7 +5,7 @@
  * benchmark prints beside its figures: the median of repeated runs, the machine's load, a
  * process's CPU time and resident memory from /proc.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -77,3 +77,27 @@ export function rssKiBOf(pid: number): number {
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Starts a tracer (fatrace, inotifywait) in `cwd` and waits until `ready` says it watches. */
+export async function startTracer(
+  command: string,
+  args: string[],
+  cwd: string,
+  ready: () => boolean,
+): Promise<ChildProcess> {
+  const child = spawn(command, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const deadline = Date.now() + 10_000;
+  while (!ready()) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`${command} did not start: ${stderr}`);
+    await sleep(100);
+  }
+  return child;
+}
+
+export async function stopTracer(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGINT');
+  await exited;
+}
