@@ -10,18 +10,15 @@ import path from 'node:path';
 import fc from 'fast-check';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openFleetPool, writeFleetPassword } from '../../agent/fleet/fleet-connection.js';
-import { PgAuditRecords } from '../../agent/fleet/pg-audit-records.js';
-import { migrateFleet } from '../../agent/fleet/pg-schema.js';
+import type { PgAuditRecords } from '../../agent/fleet/pg-audit-records.js';
 import { insertRecords, type ForwardedRow } from '../helpers/fleet-rows.js';
 import { AuditReader } from '../../agent/store/audit-reader.js';
 import type { AuditRecords } from '../../agent/store/audit-records.js';
 import { AuditStore, rowToRecord, type RecordRow } from '../../agent/store/audit-store.js';
 import { SqliteAuditRecords } from '../../agent/store/sqlite-audit-records.js';
-import { TurnQueue } from '../../agent/util/turn-queue.js';
 import type { NewActivityRecord } from '../../shared/activity-record.js';
-import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
-import { makeTempDir } from '../helpers/temp-dir.js';
+import type { PostgresServer } from '../helpers/postgres-server.js';
+import { readingFleetRecords, startReadingFleet } from '../helpers/fleet-reading.js';
 import { recordArbitrary } from '../helpers/record-arbitrary.js';
 
 /** Every control character PostgreSQL text can hold (NUL it cannot), and the ones JSON leaves alone. */
@@ -91,11 +88,8 @@ let fleetRecords: PgAuditRecords;
 let expected: string[];
 
 beforeAll(async () => {
-  server = await startPostgres();
-  const dataDir = makeTempDir('vigil-fleet-json-');
-  writeFleetPassword(dataDir, server.password);
-  pool = openFleetPool({ database: server.url }, dataDir);
-  await migrateFleet(pool);
+  let dataDir: string;
+  ({ server, pool, dataDir } = await startReadingFleet('vigil-fleet-json-'));
   store = AuditStore.open({ file: path.join(dataDir, 'audit.db'), synchronous: 'NORMAL' });
   const records = [
     ...Array.from({ length: 64 }, (_, i) => awkwardRecord(i)),
@@ -108,11 +102,7 @@ beforeAll(async () => {
   reader = new AuditReader({ file: store.file });
   const refuse = (): Promise<never> => Promise.reject(new Error('this test only reads'));
   sqliteRecords = new SqliteAuditRecords({ reader, writer: { write: refuse } as never, markKey: Buffer.alloc(32) });
-  fleetRecords = new PgAuditRecords({
-    fleet: { pool, state: () => 'connected', waitForwarded: async () => undefined, nudge: () => undefined },
-    local: { write: refuse, maxSeq: () => 0 },
-    turns: new TurnQueue(),
-  });
+  fleetRecords = readingFleetRecords(pool);
 }, 120_000);
 
 afterAll(async () => {

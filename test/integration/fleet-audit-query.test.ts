@@ -11,12 +11,10 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openFleetPool, writeFleetPassword } from '../../agent/fleet/fleet-connection.js';
 import { compilePgSearch } from '../../agent/fleet/pg-audit-query.js';
-import { PgAuditRecords, type FleetAccess } from '../../agent/fleet/pg-audit-records.js';
-import { migrateFleet } from '../../agent/fleet/pg-schema.js';
+import type { PgAuditRecords } from '../../agent/fleet/pg-audit-records.js';
 import { insertRecords, type ForwardedRow } from '../helpers/fleet-rows.js';
 import { AuditReader } from '../../agent/store/audit-reader.js';
 import { AuditStore } from '../../agent/store/audit-store.js';
-import { TurnQueue } from '../../agent/util/turn-queue.js';
 import type { ActivityRecord, NewActivityRecord } from '../../shared/activity-record.js';
 import {
   FILTER_SPECS,
@@ -26,7 +24,8 @@ import {
   type FilterCondition,
   type TextFilter,
 } from '../../shared/audit-filters.js';
-import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
+import type { PostgresServer } from '../helpers/postgres-server.js';
+import { readingFleetRecords, startReadingFleet } from '../helpers/fleet-reading.js';
 import { referenceMatches } from '../helpers/reference-filter.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
@@ -81,23 +80,9 @@ let records: ActivityRecord[];
 /** The fleet seq of each record, in the order of `records`. */
 let fleetSeqs: number[];
 
-const fleetAccess = (of: pg.Pool): FleetAccess => ({
-  pool: of,
-  state: () => 'connected',
-  waitForwarded: async () => undefined,
-  nudge: () => undefined,
-});
-const readOnlyLocal = {
-  write: () => Promise.reject(new Error('this test only reads')),
-  maxSeq: () => 0,
-};
-
 beforeAll(async () => {
-  server = await startPostgres();
-  const dataDir = makeTempDir('vigil-fleet-query-');
-  writeFleetPassword(dataDir, server.password);
-  pool = openFleetPool({ database: server.url }, dataDir);
-  await migrateFleet(pool);
+  let dataDir: string;
+  ({ server, pool, dataDir } = await startReadingFleet('vigil-fleet-query-'));
   store = AuditStore.open({ file: path.join(dataDir, 'audit.db'), synchronous: 'NORMAL' });
   let s = 7;
   const rnd = (): number => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
@@ -117,7 +102,7 @@ beforeAll(async () => {
   fleetSeqs = found.rows.map((r) => Number(r.seq));
   await pool.query("DELETE FROM vigil_records WHERE rid = 'OTHER'");
   reader = new AuditReader({ file: store.file });
-  fleetStore = new PgAuditRecords({ fleet: fleetAccess(pool), local: readOnlyLocal, turns: new TurnQueue() });
+  fleetStore = readingFleetRecords(pool);
 }, 120_000);
 
 afterAll(async () => {
@@ -294,7 +279,7 @@ describe('audit search on the fleet database', () => {
     writeFleetPassword(dataDir, server.password);
     const otherPool = openFleetPool({ database: server.url }, dataDir);
     try {
-      const other = new PgAuditRecords({ fleet: fleetAccess(otherPool), local: readOnlyLocal, turns: new TurnQueue() });
+      const other = readingFleetRecords(otherPool);
       const [a, b] = await Promise.all([fleetStore.markKey(), other.markKey()]);
       expect(a).toHaveLength(32);
       expect(b.equals(a)).toBe(true);
