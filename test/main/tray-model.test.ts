@@ -30,7 +30,7 @@ function enabled(items: TrayMenuItem[], label: RegExp): boolean {
 }
 
 describe('tray menu model', () => {
-  it('has every item the design card lists, in order, while running', () => {
+  it('has every item docs/tray.md lists, in order, while running', () => {
     const labels = trayMenu(running).flatMap((i) => (i.kind === 'action' || i.kind === 'checkbox' ? [i.label] : []));
     expect(labels).toEqual([
       'Open console',
