@@ -35,7 +35,6 @@ interface Seen {
   deleted: number | null;
 }
 
-/** Starts a tracer and resolves once `ready` says it is listening. */
 /** Distinct files under `target` that fatrace saw closed after writing (`comm(pid): CW /path`). */
 function fatraceSeen(output: string, target: string): Seen {
   const files = new Set<string>();

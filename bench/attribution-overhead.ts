@@ -5,9 +5,10 @@
  * (fanotify, docs/attribution.md) and with the kernel audit subsystem watching the folder
  * (`auditctl -w DIR -p rwa`, auditd running), and with fatrace tracing the same fanotify events
  * into a file (what fanotify itself costs the work). They run in turn in each round, each round
- * starting with another one, so they share the machine's load; the medians are compared. Limits: agent ≤ 1.10× unmonitored, and a lower ratio than auditd's. For the agent
- * it also prints how long it took to store every record after the workload ended, its CPU time
- * per 1,000 records, its unknown actors and the kernel queue overflows it logged.
+ * starting with another one, so they share the machine's load; the medians are compared.
+ * Limits: agent ≤ 1.10× unmonitored, and a lower ratio than auditd's. For the agent it also
+ * prints how long it took to store every record after the workload ended, its CPU time per 1,000
+ * records, its unknown actors and the kernel queue overflows it logged.
  * The agent runs as the service runs it, at nice 10 with its fanotify reader at 0
  * (VIGIL_BENCH_AGENT_NICE=0: at the default priority).
  * Root, Linux, the addon built (`npm run build:native`), `npx tsc -b` (the agent runs from dist/).

@@ -5,7 +5,7 @@
  * come from; this replaces it on one store.
  */
 import type { AuditStore } from '../agent/store/audit-store.js';
-import type { BatchChains } from '../agent/store/record-chain.js';
+import { CHAIN_BYTES, type BatchChains } from '../agent/store/record-chain.js';
 
 /** A batch's chain values from `previous` and its bound values, `rows` rows of `stride` each. */
 export type ChainValues = (previous: Buffer, values: unknown[], rows: number, stride: number) => Buffer;
@@ -21,3 +21,6 @@ export function replaceChain(store: AuditStore, chainValues: ChainValues): void 
     return { upTo: () => chains };
   };
 }
+
+/** "Without the chain": zeros, the store's work otherwise unchanged. */
+export const zeroChain: ChainValues = (_previous, _values, rows) => Buffer.alloc(rows * CHAIN_BYTES);

@@ -18,8 +18,8 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { AuditStore } from '../agent/store/audit-store.js';
 import { chainAddon } from '../agent/store/chain-addon.js';
-import { CHAIN_BYTES, chainRowsJs } from '../agent/store/record-chain.js';
-import { replaceChain } from './chain-variant.js';
+import { chainRowsJs } from '../agent/store/record-chain.js';
+import { replaceChain, zeroChain } from './chain-variant.js';
 import type { verifyStore as VerifyStore } from '../agent/integrity/verify-store.js';
 import type { NewActivityRecord } from '../shared/activity-record.js';
 
@@ -44,7 +44,7 @@ type Variant = 'chained' | 'unchained' | 'fallback';
 /** A store of the variant: its chain values as the agent computes them, zeros, or by node:crypto. */
 function openStore(dir: string, variant: Variant): AuditStore {
   const store = AuditStore.open({ file: path.join(dir, `${variant}.db`), synchronous: 'NORMAL' });
-  if (variant === 'unchained') replaceChain(store, (_previous, _values, rows) => Buffer.alloc(rows * CHAIN_BYTES));
+  if (variant === 'unchained') replaceChain(store, zeroChain);
   if (variant === 'fallback') replaceChain(store, chainRowsJs);
   return store;
 }

@@ -1,9 +1,9 @@
 /**
  * Record rows of the fleet database in the shapes the audit API's pages are built from: the raw
  * arrays of agent/store/raw-record.ts (for XML), the JSON of records (stored by their member, or
- * written by PostgreSQL itself), and the slices a page is sent in. The JSON is byte for byte JSON.stringify's of the
- * record, as the SQLite store's is (test/integration/fleet-audit-json.test.ts compares both
- * stores' pages), so both stores answer the same bytes.
+ * written by PostgreSQL itself), and the slices a page is sent in. The JSON is byte for byte
+ * JSON.stringify's of the record, as the SQLite store's is (test/integration/fleet-audit-json.test.ts
+ * compares both stores' pages), so both stores answer the same bytes.
  */
 import type { RawRecordRow } from '../store/raw-record.js';
 

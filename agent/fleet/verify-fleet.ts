@@ -3,9 +3,9 @@
  * forwarded to the fleet database. The records of one agent, in its own `seq` order
  * (`agent_seq`), must each link to the one before: SHA-256(predecessor's chain || canonical
  * record) equals the stored chain (agent/store/record-chain.ts, the same functions as the local
- * check), and the JSON stored with it for the audit API's pages must be the record's (pg-audit-rows.ts).
- * An agent's first record there is taken as it stands when its predecessor is not in the
- * fleet database (joined later, or removed by retention). The signed checkpoints stay in each
+ * check), and the JSON stored with each for the audit API's pages must be the record's
+ * (pg-audit-rows.ts). An agent's first record there is taken as it stands when its predecessor
+ * is not in the fleet database (joined later, or removed by retention). The signed checkpoints stay in each
  * agent's SQLite, so truncation and a chain recomputed end to end are found by `vigil verify` on
  * the agent itself.
  */
@@ -55,31 +55,21 @@ async function verifyAgent(
       // The first record links to GENESIS when it is the agent's first; otherwise it is the anchor.
       const predecessor: Buffer | null = previous ?? (seq === 1 ? GENESIS : null);
       const links = predecessor === null || nextChain(predecessor, canonical(row)).equals(chain);
-      if (!links) {
-        const gap = previous !== null && seq !== previousSeq + 1;
-        problems.push({
-          file,
-          rid: row.rid,
-          line: seq,
-          kind: gap ? 'removed' : 'changed',
-          detail: gap
-            ? `records of ${agentId} just before seq ${seq} are missing from the fleet database`
-            : `record seq ${seq} of ${agentId} no longer matches its chain value`,
-        });
+      const gap = previous !== null && seq !== previousSeq + 1;
+      // Columns that link but stored JSON that differs: the audit API's pages send that JSON.
+      const detail = !links
+        ? gap
+          ? `records of ${agentId} just before seq ${seq} are missing from the fleet database`
+          : `record seq ${seq} of ${agentId} no longer matches its chain value`
+        : row.json_differs
+          ? `the JSON the audit API sends for record seq ${seq} of ${agentId} no longer matches the record`
+          : null;
+      if (detail === null) rangeStart ??= seq;
+      else {
+        problems.push({ file, rid: row.rid, line: seq, kind: !links && gap ? 'removed' : 'changed', detail });
         if (rangeStart !== null) verified.push({ file, from: rangeStart, to: previousSeq });
         rangeStart = null;
-      } else if (row.json_differs) {
-        // The columns link, but the audit API's pages send the stored JSON (pg-audit-rows.ts).
-        problems.push({
-          file,
-          rid: row.rid,
-          line: seq,
-          kind: 'changed',
-          detail: `the JSON the audit API sends for record seq ${seq} of ${agentId} no longer matches the record`,
-        });
-        if (rangeStart !== null) verified.push({ file, from: rangeStart, to: previousSeq });
-        rangeStart = null;
-      } else rangeStart ??= seq;
+      }
       previous = chain;
       previousSeq = seq;
     }
