@@ -33,9 +33,10 @@ import {
 import type { RawRecordRow } from '../store/raw-record.js';
 import type { SqliteAuditRecords } from '../store/sqlite-audit-records.js';
 import type { TurnQueue } from '../util/turn-queue.js';
+import { copyOutValue, inlineLiterals } from './copy-out.js';
 import { queryWhileReachable, whileReachable } from './fleet-connection.js';
 import { compilePgSearch } from './pg-audit-query.js';
-import { SeqDays } from './seq-days.js';
+import { PageSeqs } from './page-seqs.js';
 import { cutSlices, storedBytesSql, toRawRow, RECORD_COLUMNS, PAGE_JSON_SQL } from './pg-audit-rows.js';
 
 /** What the store needs of the agent's fleet membership (fleet-membership.ts). */
@@ -93,7 +94,7 @@ export function unavailable(error: unknown): unknown {
 
 export class PgAuditRecords implements AuditRecords {
   private markKeyValue: Buffer | null = null;
-  private readonly days = new SeqDays();
+  private readonly chosen = new PageSeqs();
   private collation: Promise<string | null> | null = null;
 
   constructor(private readonly options: PgAuditRecordsOptions) {}
@@ -142,18 +143,22 @@ export class PgAuditRecords implements AuditRecords {
     });
     const n = search.params.length;
     // One statement, one snapshot: the page and the highest seq it was chosen among.
-    // Each seq's day comes along: the page's rows are then read from their day partitions only.
+    // Each seq's day and stored size come along, read from the row the search reads anyway:
+    // the page's rows are then read from their day partitions only, and its slices are cut
+    // without measuring the rows again (slices).
     const sql = `SELECT (SELECT max(seq) FROM vigil_records) AS top,
                         coalesce(string_agg(p.seq::text, ',' ORDER BY p.seq), '') AS seqs,
-                        coalesce(string_agg(p.day::text, ',' ORDER BY p.seq), '') AS days
-                   FROM (SELECT a.seq, a.day FROM vigil_records AS a
+                        coalesce(string_agg(p.day::text, ',' ORDER BY p.seq), '') AS days,
+                        coalesce(string_agg(p.bytes::text, ',' ORDER BY p.seq), '') AS bytes
+                   FROM (SELECT a.seq, a.day, ${storedBytesSql} AS bytes
+                          FROM vigil_records AS a
                           WHERE a.seq > $${n + 1} AND (${search.where})
                           ORDER BY a.seq LIMIT $${n + 2}) AS p`;
     // An enumeration's statement is always the same text: prepared once per connection.
     const statement = search.where === 'true' ? { name: 'vigil_audit_enumeration_page', text: sql } : { text: sql };
     const timeout = Math.max(1, Math.floor(this.statementTimeoutMs));
     // Lists as comma-separated text: splitting it costs a fraction of parsing array literals.
-    let row: { top: string | null; seqs: string; days: string };
+    let row: { top: string | null; seqs: string; days: string; bytes: string };
     try {
       // A connection whose transaction failed is closed, not handed to the next query (whileReachable).
       row = await whileReachable(this.pool, async (client) => {
@@ -168,7 +173,8 @@ export class PgAuditRecords implements AuditRecords {
       throw error instanceof PageCancelled ? error : unavailable(error);
     }
     const seqs = row.seqs === '' ? [] : row.seqs.split(',').map(Number);
-    this.days.remember(seqs, row.days === '' ? [] : row.days.split(','));
+    const split = (list: string): string[] => (list === '' ? [] : list.split(','));
+    this.chosen.remember(seqs, split(row.days), split(row.bytes).map(Number));
     const through = seqs.length >= count ? seqs[seqs.length - 1]! : Math.max(after, Number(row.top ?? 0));
     return { seqs, through };
   }
@@ -199,7 +205,7 @@ export class PgAuditRecords implements AuditRecords {
     if (last - first + 1 <= 2 * seqs.length) {
       const values: unknown[] = [first, last];
       let text = `SELECT ${columns} FROM vigil_records WHERE seq >= $1 AND seq <= $2`;
-      const span = this.days.span(seqs);
+      const span = this.chosen.span(seqs);
       if (span !== null) {
         values.push(...span);
         text += ` AND day >= $${values.length - 1}::date AND day <= $${values.length}::date`;
@@ -210,7 +216,7 @@ export class PgAuditRecords implements AuditRecords {
       }
       return { text, values };
     }
-    const byDay = this.days.group(seqs);
+    const byDay = this.chosen.group(seqs);
     if (byDay === null) {
       return {
         text: `SELECT ${columns} FROM vigil_records WHERE seq >= $1 AND seq <= $2 AND seq = ANY($3::bigint[])`,
@@ -225,23 +231,31 @@ export class PgAuditRecords implements AuditRecords {
     return { text: arms.join(' UNION ALL '), values };
   }
 
-  /** The slice's JSON (pg-audit-rows.ts `PAGE_JSON_SQL`), one text value for all its records. */
+  /**
+   * The slice's JSON (pg-audit-rows.ts `PAGE_JSON_SQL`), one text value for all its records,
+   * passed through as the bytes PostgreSQL sends (copy-out.ts).
+   */
   async fetchJson(seqs: readonly number[]): Promise<Buffer> {
     if (seqs.length === 0) return Buffer.alloc(0);
     const rows = this.rowsOf(`seq, ${PAGE_JSON_SQL} AS json`, seqs);
-    const text = `SELECT string_agg(r.json, ',' ORDER BY r.seq) AS json FROM (${rows.text}) AS r`;
-    const result = await this.query<{ json: string | null }>(this.prepared(text), rows.values);
-    const json = result.rows[0]?.json ?? null;
-    return json === null ? Buffer.alloc(0) : Buffer.from(json, 'utf8');
+    const text = `SELECT string_agg(r.json, ',' ORDER BY r.seq) FROM (${inlineLiterals(rows.text, rows.values)}) AS r`;
+    try {
+      return (await whileReachable(this.pool, (client) => copyOutValue(client, text))) ?? Buffer.alloc(0);
+    } catch (error) {
+      throw unavailable(error);
+    }
   }
 
   /**
-   * `seqs` in slices (cutSlices). A contiguous page (an enumeration) is measured in one
-   * statement, a total per chunk of `maxRecords`; only a chunk over `maxBytes` is then measured
-   * record by record. Other pages are measured record by record at once.
+   * `seqs` in slices (cutSlices). The sizes the page's statement read are used when it chose
+   * them all (findPage). Otherwise a contiguous page is measured in one statement, a total per
+   * chunk of `maxRecords`, and only a chunk over `maxBytes` is then measured record by record;
+   * other pages are measured record by record at once.
    */
   async slices(seqs: readonly number[], maxRecords: number, maxBytes: number): Promise<number[][]> {
     if (seqs.length === 0) return [];
+    const known = this.chosen.sizes(seqs);
+    if (known !== null) return cutSlices(seqs, known, maxRecords, maxBytes);
     const first = seqs[0]!;
     if (seqs[seqs.length - 1]! - first + 1 !== seqs.length) return this.slicesBySize(seqs, maxRecords, maxBytes);
     const rows = this.rowsOf(`seq, ${storedBytesSql} AS bytes`, seqs);

@@ -227,8 +227,16 @@ describe('audit search on the fleet database', () => {
     expect(withoutSeq(await fleetStore.fetchRaw(sparse))).toEqual(withoutSeq(reader.fetchRaw(sparseLocal)));
     const toLocal = (slices: number[][]): number[][] =>
       slices.map((slice) => slice.map((seq) => fleetSeqs.indexOf(seq) + 1));
-    for (const maxBytes of [20_000, 8 * 1024 * 1024]) {
-      expect(toLocal(await fleetStore.slices(fleetSeqs, 100, maxBytes))).toEqual(reader.slices(local, 100, maxBytes));
+    // Cut by the sizes an enumeration page read along, and by measuring rows no page has chosen.
+    const enumeration = { conditions: [], reference, groupMembers: () => [] };
+    const page = await fleetStore.findPage(enumeration, 0, fleetSeqs.length, () => false);
+    expect(page.seqs).toEqual(fleetSeqs);
+    for (const store of [fleetStore, readingFleetRecords(pool)]) {
+      for (const maxBytes of [20_000, 8 * 1024 * 1024]) {
+        expect(toLocal(await store.slices(fleetSeqs, 100, maxBytes))).toEqual(reader.slices(local, 100, maxBytes));
+        const sparseSlices = await store.slices(sparse, 10, maxBytes / 10);
+        expect(toLocal(sparseSlices)).toEqual(reader.slices(sparseLocal, 10, maxBytes / 10));
+      }
     }
   });
 

@@ -1,7 +1,9 @@
 /**
- * The day partition of the records of recent pages (pg-audit-records.ts): a page's search reads
- * each seq's `day` along, and the page's rows are then fetched day by day, so that PostgreSQL
- * reads only those days' partitions. Bounded; a seq it no longer knows is fetched without it.
+ * What a page's search read of each record it chose (pg-audit-records.ts): its day partition and
+ * its stored size. The page's rows are then fetched day by day, so that PostgreSQL reads only
+ * those days' partitions, and the page is cut into slices by the sizes already read, without
+ * reading the rows once more to measure them. Bounded; a seq it no longer knows is fetched
+ * without its day and measured again.
  */
 const MAX_SEQS = 100_000;
 /** More days than this in one fetch: the statement would grow long for little gain. */
@@ -14,18 +16,35 @@ const MAX_DAYS = 64;
  */
 const isIsoDay = (day: string): boolean => day.length === 10 && day[4] === '-' && day[7] === '-';
 
-export class SeqDays {
+export class PageSeqs {
   private readonly dayOf = new Map<number, string>();
+  private readonly bytesOf = new Map<number, number>();
 
-  remember(seqs: readonly number[], days: readonly string[]): void {
+  /** The day and stored size of each of `seqs`, as the page's statement read them. */
+  remember(seqs: readonly number[], days: readonly string[], bytes: readonly number[]): void {
     for (let i = 0; i < seqs.length; i++) {
-      this.dayOf.delete(seqs[i]!); // re-inserted as the newest
+      // Deleted first, so that the seq is re-inserted as the newest.
+      this.dayOf.delete(seqs[i]!);
       this.dayOf.set(seqs[i]!, days[i]!);
+      this.bytesOf.delete(seqs[i]!);
+      this.bytesOf.set(seqs[i]!, bytes[i]!);
     }
     for (const seq of this.dayOf.keys()) {
       if (this.dayOf.size <= MAX_SEQS) break;
       this.dayOf.delete(seq);
+      this.bytesOf.delete(seq);
     }
+  }
+
+  /** The stored size of each of `seqs`, or null when one is unknown. */
+  sizes(seqs: readonly number[]): Map<number, number> | null {
+    const sizes = new Map<number, number>();
+    for (const seq of seqs) {
+      const bytes = this.bytesOf.get(seq);
+      if (bytes === undefined) return null;
+      sizes.set(seq, bytes);
+    }
+    return sizes;
   }
 
   /**
@@ -44,12 +63,12 @@ export class SeqDays {
     return first === null || last === null ? null : [first, last];
   }
 
-  /** `seqs` grouped by day (each group ascending), or null when a day is unknown or too many. */
+  /** `seqs` grouped by day (each group ascending), or null when a day is unknown, not ISO, or too many. */
   group(seqs: readonly number[]): Map<string, number[]> | null {
     const byDay = new Map<string, number[]>();
     for (const seq of seqs) {
       const day = this.dayOf.get(seq);
-      if (day === undefined) return null;
+      if (day === undefined || !isIsoDay(day)) return null;
       const group = byDay.get(day);
       if (group) group.push(seq);
       else if (byDay.size === MAX_DAYS) return null;
