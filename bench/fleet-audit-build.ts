@@ -11,7 +11,8 @@
  * account's removals, and one hour.
  *
  * PostgreSQL: its own cluster in `<cache>/pg` (shared_buffers 1 GB, as a fleet database server
- * would be given, not the test clusters' 32 MB). Day partitions exist for every day of the data,
+ * would be given, not the test clusters' 32 MB; VIGIL_BENCH_PG_SHARED_BUFFERS sets another, such
+ * as a quarter of the memory, the usual advice, at each start). Day partitions exist for every day of the data,
  * as on a fleet that has run for 40 days (migrateFleet creates each day's partition ahead of it).
  * The rows go in by COPY with the secondary indexes dropped, which are then created again from
  * their own definitions (pg_indexes), so the indexes measured are the schema's.
@@ -185,7 +186,7 @@ export async function startCluster(cache: string, create: boolean): Promise<PgCl
       `unix_socket_directories = '${dir}'`,
       'fsync = off',
       'full_page_writes = off',
-      'shared_buffers = 1GB',
+      `shared_buffers = ${process.env['VIGIL_BENCH_PG_SHARED_BUFFERS'] ?? '1GB'}`,
       'maintenance_work_mem = 1GB',
       'max_wal_size = 8GB',
       'max_parallel_maintenance_workers = 1',
