@@ -8,7 +8,7 @@ import { firstValue, inlineLiterals } from '../../agent/fleet/copy-out.js';
 
 /** A binary COPY stream (PostgreSQL's COPY documentation, "Binary Format") of `tuples`. */
 function binaryCopy(tuples: Array<Array<Buffer | null>>): Buffer {
-  const parts = [Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)];
+  const parts: Buffer[] = [Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)];
   for (const tuple of tuples) {
     const count = Buffer.alloc(2);
     count.writeInt16BE(tuple.length);
