@@ -16,23 +16,24 @@ const MAX_DAYS = 64;
  */
 const isIsoDay = (day: string): boolean => day.length === 10 && day[4] === '-' && day[7] === '-';
 
+/** What the page's statement read of one record. */
+interface Chosen {
+  day: string;
+  bytes: number;
+}
+
 export class PageSeqs {
-  private readonly dayOf = new Map<number, string>();
-  private readonly bytesOf = new Map<number, number>();
+  private readonly chosen = new Map<number, Chosen>();
 
   /** The day and stored size of each of `seqs`, as the page's statement read them. */
   remember(seqs: readonly number[], days: readonly string[], bytes: readonly number[]): void {
     for (let i = 0; i < seqs.length; i++) {
-      // Deleted first, so that the seq is re-inserted as the newest.
-      this.dayOf.delete(seqs[i]!);
-      this.dayOf.set(seqs[i]!, days[i]!);
-      this.bytesOf.delete(seqs[i]!);
-      this.bytesOf.set(seqs[i]!, bytes[i]!);
+      this.chosen.delete(seqs[i]!); // re-inserted as the newest
+      this.chosen.set(seqs[i]!, { day: days[i]!, bytes: bytes[i]! });
     }
-    for (const seq of this.dayOf.keys()) {
-      if (this.dayOf.size <= MAX_SEQS) break;
-      this.dayOf.delete(seq);
-      this.bytesOf.delete(seq);
+    for (const seq of this.chosen.keys()) {
+      if (this.chosen.size <= MAX_SEQS) break;
+      this.chosen.delete(seq);
     }
   }
 
@@ -40,7 +41,7 @@ export class PageSeqs {
   sizes(seqs: readonly number[]): Map<number, number> | null {
     const sizes = new Map<number, number>();
     for (const seq of seqs) {
-      const bytes = this.bytesOf.get(seq);
+      const bytes = this.chosen.get(seq)?.bytes;
       if (bytes === undefined) return null;
       sizes.set(seq, bytes);
     }
@@ -55,7 +56,7 @@ export class PageSeqs {
     let first: string | null = null;
     let last: string | null = null;
     for (const seq of seqs) {
-      const day = this.dayOf.get(seq);
+      const day = this.chosen.get(seq)?.day;
       if (day === undefined || !isIsoDay(day)) return null;
       if (first === null || day < first) first = day;
       if (last === null || day > last) last = day;
@@ -67,7 +68,7 @@ export class PageSeqs {
   group(seqs: readonly number[]): Map<string, number[]> | null {
     const byDay = new Map<string, number[]>();
     for (const seq of seqs) {
-      const day = this.dayOf.get(seq);
+      const day = this.chosen.get(seq)?.day;
       if (day === undefined || !isIsoDay(day)) return null;
       const group = byDay.get(day);
       if (group) group.push(seq);

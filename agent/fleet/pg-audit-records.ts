@@ -64,14 +64,6 @@ interface Statement {
   rowMode?: 'array';
 }
 
-/**
- * Names of the statements prepared on every connection: the range statements have a handful of
- * shapes (contiguous or not, with day bounds or without), so a few names cover them; a text
- * beyond the cap is simply not prepared.
- */
-const PREPARED = new Map<string, string>();
-const MAX_PREPARED = 16;
-
 const MARK_KEY_NAME = 'audit-mark';
 const MARK_KEY_BYTES = 32;
 const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
@@ -172,8 +164,8 @@ export class PgAuditRecords implements AuditRecords {
     } catch (error) {
       throw error instanceof PageCancelled ? error : unavailable(error);
     }
-    const seqs = row.seqs === '' ? [] : row.seqs.split(',').map(Number);
     const split = (list: string): string[] => (list === '' ? [] : list.split(','));
+    const seqs = split(row.seqs).map(Number);
     this.chosen.remember(seqs, split(row.days), split(row.bytes).map(Number));
     const through = seqs.length >= count ? seqs[seqs.length - 1]! : Math.max(after, Number(row.top ?? 0));
     return { seqs, through };
@@ -247,51 +239,17 @@ export class PgAuditRecords implements AuditRecords {
   }
 
   /**
-   * `seqs` in slices (cutSlices). The sizes the page's statement read are used when it chose
-   * them all (findPage). Otherwise a contiguous page is measured in one statement, a total per
-   * chunk of `maxRecords`, and only a chunk over `maxBytes` is then measured record by record;
-   * other pages are measured record by record at once.
+   * `seqs` in slices (cutSlices), by the sizes the page's statement read when it chose them all
+   * (findPage); seqs it no longer remembers are measured record by record.
    */
   async slices(seqs: readonly number[], maxRecords: number, maxBytes: number): Promise<number[][]> {
     if (seqs.length === 0) return [];
     const known = this.chosen.sizes(seqs);
     if (known !== null) return cutSlices(seqs, known, maxRecords, maxBytes);
-    const first = seqs[0]!;
-    if (seqs[seqs.length - 1]! - first + 1 !== seqs.length) return this.slicesBySize(seqs, maxRecords, maxBytes);
-    const rows = this.rowsOf(`seq, ${storedBytesSql} AS bytes`, seqs);
-    const text = `SELECT (r.seq - $${rows.values.length + 1}) / $${rows.values.length + 2} AS chunk, sum(r.bytes) AS bytes
-                    FROM (${rows.text}) AS r GROUP BY 1`;
-    const result = await this.query<unknown[]>({ ...this.prepared(text), rowMode: 'array' }, [
-      ...rows.values,
-      first,
-      maxRecords,
-    ]);
-    const totals = new Map(result.rows.map(([chunk, bytes]) => [Number(chunk), Number(bytes)]));
-    const slices: number[][] = [];
-    for (let i = 0; i < seqs.length; i += maxRecords) {
-      const chunk = seqs.slice(i, i + maxRecords);
-      if ((totals.get(i / maxRecords) ?? 0) <= maxBytes) slices.push(chunk);
-      else slices.push(...(await this.slicesBySize(chunk, maxRecords, maxBytes)));
-    }
-    return slices;
-  }
-
-  private async slicesBySize(seqs: readonly number[], maxRecords: number, maxBytes: number): Promise<number[][]> {
     const rows = this.rowsOf(`seq, ${storedBytesSql}`, seqs);
     const result = await this.query<unknown[]>({ text: rows.text, rowMode: 'array' }, rows.values);
     const sizes = new Map(result.rows.map(([seq, bytes]) => [Number(seq), Number(bytes)]));
     return cutSlices(seqs, sizes, maxRecords, maxBytes);
-  }
-
-  /**
-   * `text` prepared once per connection when it is one of the few range statements (its text
-   * says how many parameters, not which values): PostgreSQL then plans it once, not per slice.
-   */
-  private prepared(text: string): Statement {
-    if (text.includes('UNION ALL')) return { text };
-    const name = PREPARED.get(text) ?? `vigil_audit_${PREPARED.size + 1}`;
-    if (PREPARED.size < MAX_PREPARED && !PREPARED.has(text)) PREPARED.set(text, name);
-    return PREPARED.has(text) ? { text, name } : { text };
   }
 
   async write(records: readonly NewActivityRecord[], committed: (stored: ActivityRecord[]) => void): Promise<void> {
