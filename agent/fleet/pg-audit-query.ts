@@ -59,8 +59,12 @@ const COLUMNS: Record<Exclude<TextFilter, 'Detail' | 'Before' | 'After'>, string
   Action: 'a.action',
 };
 
-/** The account with ASCII letters folded, as indexed by vigil_records_who_folded (pg-audit-indexes.ts). */
+/**
+ * The account and the action with ASCII letters folded: the columns of the
+ * vigil_records_who_action_folded index (pg-audit-indexes.ts).
+ */
 const WHO_FOLDED = 'lower(a.who COLLATE "C")';
+const FOLDED: Partial<Record<TextFilter, string>> = { Who: WHO_FOLDED, Action: 'lower(a.action COLLATE "C")' };
 
 /** Columns with a pg_trgm index (pg-audit-indexes.ts). */
 const TRIGRAM_COLUMNS: Partial<Record<TextFilter, string>> = {
@@ -115,6 +119,17 @@ function positiveOf(operator: Operator): Operator {
 
 const isPlainText = (c: FilterCondition): c is TextCondition =>
   c.filter !== 'When' && c.filter !== 'WorkingHours' && c.operator !== 'InGroup' && c.operator !== 'NotInGroup';
+
+/** The group's values lower-cased when it is only Equals tests of ASCII values; else null. */
+function foldedValues(group: FilterGroup): string[] | null {
+  if (group.anyOf.length === 0) return null;
+  const values: string[] = [];
+  for (const condition of group.anyOf) {
+    if (!isPlainText(condition) || condition.operator !== 'Equals' || !isAscii(condition.value)) return null;
+    values.push(condition.value.toLowerCase());
+  }
+  return values;
+}
 
 class Builder {
   readonly params: unknown[] = [];
@@ -174,7 +189,7 @@ class Builder {
 
   groupTest(condition: TextCondition): string {
     const members = this.options.groupMembers?.(condition.value) ?? [];
-    // The ASCII form is the expression of the vigil_records_who_folded index (pg-audit-indexes.ts).
+    // The ASCII form is the expression of the account's folded index (pg-audit-indexes.ts).
     const who = members.every(isAscii) ? WHO_FOLDED : this.unicodeLower('a.who');
     const test = `${who} = ANY(${this.bind([...members])}::text[])`;
     return condition.operator === 'InGroup' ? test : `NOT (${test})`;
@@ -223,17 +238,17 @@ class Builder {
   }
 
   /**
-   * Who Equals with ASCII values only: the same test as the exact one (ASCII letters folded),
-   * written as the vigil_records_who_folded index's expression so that a btree answers it.
+   * Who Equals with ASCII values only, and Action Equals beside it: the same test as the exact
+   * one (ASCII letters folded), written as the expression of a column of the
+   * vigil_records_who_action_folded index so that a btree answers it. Action alone is not
+   * written so: it is the index's second column, and PostgreSQL then read the whole index (10 s
+   * for one action over 10,000,000 records, against 23 ms walking `seq` with the exact test).
    */
-  private accountTest(group: FilterGroup): string | null {
-    if (group.filter !== 'Who' || group.anyOf.length === 0) return null;
-    const values: string[] = [];
-    for (const condition of group.anyOf) {
-      if (!isPlainText(condition) || condition.operator !== 'Equals' || !isAscii(condition.value)) return null;
-      values.push(condition.value.toLowerCase());
-    }
-    return `${WHO_FOLDED} = ANY(${this.bind(values)}::text[])`;
+  private foldedTest(group: FilterGroup, accountFolded: boolean): string | null {
+    const folded = FOLDED[group.filter as TextFilter];
+    if (folded === undefined || (group.filter === 'Action' && !accountFolded)) return null;
+    const values = foldedValues(group);
+    return values === null ? null : `${folded} = ANY(${this.bind(values)}::text[])`;
   }
 
   /**
@@ -256,7 +271,7 @@ class Builder {
     return `(${patterns.map((p) => `${column} ILIKE ${this.bind(p)}`).join(' OR ')})`;
   }
 
-  group(group: FilterGroup): string {
+  group(group: FilterGroup, accountFolded: boolean): string {
     const parts: string[] = [];
     const filter = group.filter as TextFilter;
     const anyOf = group.anyOf.filter((c) => !isPlainText(c)).map((c) => this.condition(c));
@@ -266,7 +281,7 @@ class Builder {
     for (const condition of group.noneOf.filter((c) => !isPlainText(c))) parts.push(this.condition(condition));
     const noneText = this.anyText(filter, group.noneOf.filter(isPlainText));
     if (noneText !== null) parts.push(`NOT (${noneText})`);
-    const loose = this.accountTest(group) ?? this.trigramTest(group);
+    const loose = this.foldedTest(group, accountFolded) ?? this.trigramTest(group);
     if (loose !== null) parts.unshift(loose);
     return parts.join(' AND ');
   }
@@ -275,6 +290,7 @@ class Builder {
 export function compilePgSearch(conditions: readonly FilterCondition[], options: PgCompileOptions): PgSearch {
   const groups = groupConditions(conditions);
   const builder = new Builder(options);
-  const where = groups.length === 0 ? 'true' : groups.map((g) => `(${builder.group(g)})`).join(' AND ');
+  const accountFolded = groups.some((g) => g.filter === 'Who' && foldedValues(g) !== null);
+  const where = groups.length === 0 ? 'true' : groups.map((g) => `(${builder.group(g, accountFolded)})`).join(' AND ');
   return { where, params: builder.params };
 }

@@ -5,7 +5,11 @@
  * A migration never edits an earlier one: add a new entry instead.
  */
 import type pg from 'pg';
-import { AUDIT_INDEXES_MIGRATION, WHO_FOLDED_INDEX_MIGRATION } from './pg-audit-indexes.js';
+import {
+  AUDIT_INDEXES_MIGRATION,
+  WHO_ACTION_FOLDED_INDEX_MIGRATION,
+  WHO_FOLDED_INDEX_MIGRATION,
+} from './pg-audit-indexes.js';
 
 /** pg_advisory_lock keys (arbitrary, fixed; one per purpose so they never wait on each other). */
 export const ADVISORY_KEYS = {
@@ -82,6 +86,7 @@ export const FLEET_MIGRATIONS: readonly FleetMigration[] = [
     // without a default rewrites no partition.
     sql: 'ALTER TABLE vigil_records ADD COLUMN json text;',
   },
+  { version: 5, ...WHO_ACTION_FOLDED_INDEX_MIGRATION },
 ];
 
 export const FLEET_SCHEMA_VERSION = FLEET_MIGRATIONS[FLEET_MIGRATIONS.length - 1]!.version;
