@@ -81,12 +81,13 @@ function joinOffline(dataDir: string, database: string, password: string): void 
   writeFleetPassword(dataDir, password);
 }
 
-/** The selective searches: a rare account, a rare file name, one account's moves, one hour. */
+/** The selective searches: a rare account, a rare file name, one account, its moves, one hour. */
 function searches(info: BuildInfo): Record<string, unknown> {
   const hour = info.startMs + Math.floor((info.endMs - info.startMs) / 2 / 3_600_000) * 3_600_000;
   return {
     'Who Contains a rare account': { FilterList: { Who: { Contains: RARE_WHO.slice(0, 8) } } },
     'What Contains a rare file name': { FilterList: { What: { Contains: RARE_WHAT } } },
+    'Who Equals one account': { FilterList: { Who: { Equals: 'CORP\\user417' } } },
     'Who Equals one account, Action Equals Moved': {
       FilterList: { Who: { Equals: 'CORP\\user417' }, Action: { Equals: 'Moved' } },
     },

@@ -8,12 +8,13 @@
  * Records: 5 agents, 40 hosts, 500 accounts, 40 days ending an hour before the build, file paths
  * under /home and C:\Users, 30 % with a detail, a mix of actions; the selective searches of the
  * benchmark look for a rare account (1 in 100,000 records), a rare file name (1 in 50,000), one
- * account's removals, and one hour.
+ * account's records and its moves, and one hour.
  *
- * PostgreSQL: its own cluster in `<cache>/pg` (shared_buffers 1 GB, as a fleet database server
- * would be given, not the test clusters' 32 MB; VIGIL_BENCH_PG_SHARED_BUFFERS sets another, such
- * as a quarter of the memory, the usual advice, at each start). Day partitions exist for every day of the data,
- * as on a fleet that has run for 40 days (migrateFleet creates each day's partition ahead of it).
+ * PostgreSQL: its own cluster in `<cache>/pg` (shared_buffers a quarter of the memory, as a
+ * dedicated fleet database server would be given, not the test clusters' 32 MB;
+ * VIGIL_BENCH_PG_SHARED_BUFFERS sets another, such as 1GB, at each start). Day partitions exist
+ * for every day of the data, as on a fleet that has run for 40 days (migrateFleet creates each
+ * day's partition ahead of it).
  * The rows go in by COPY with the secondary indexes dropped, which are then created again from
  * their own definitions (pg_indexes), so the indexes measured are the schema's.
  */
@@ -21,6 +22,7 @@ import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
@@ -43,6 +45,11 @@ export const RARE_WHAT = 'quarterly-ledger';
 export const RARE_WHO_EVERY = 100_000;
 export const RARE_WHAT_EVERY = 50_000;
 const BATCH = 5000;
+/**
+ * PostgreSQL's own advice for a dedicated server with 1 GB or more: a quarter of the memory
+ * ("Resource Consumption", shared_buffers, in its documentation). docs/fleet.md "Sizing".
+ */
+const SHARED_BUFFERS = `${Math.max(128, Math.floor(os.totalmem() / 4 / 2 ** 20))}MB`;
 
 export interface BuildInfo {
   records: number;
@@ -186,7 +193,7 @@ export async function startCluster(cache: string, create: boolean): Promise<PgCl
       `unix_socket_directories = '${dir}'`,
       'fsync = off',
       'full_page_writes = off',
-      `shared_buffers = ${process.env['VIGIL_BENCH_PG_SHARED_BUFFERS'] ?? '1GB'}`,
+      `shared_buffers = ${process.env['VIGIL_BENCH_PG_SHARED_BUFFERS'] ?? SHARED_BUFFERS}`,
       'maintenance_work_mem = 1GB',
       'max_wal_size = 8GB',
       'max_parallel_maintenance_workers = 1',
