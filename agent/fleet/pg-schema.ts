@@ -96,13 +96,28 @@ export class FleetSchemaTooNewError extends Error {
   override name = 'FleetSchemaTooNewError';
 }
 
+/** The fleet database does not store text as UTF-8. */
+export class FleetEncodingError extends Error {
+  override name = 'FleetEncodingError';
+}
+
 /**
  * Brings the fleet database to FLEET_SCHEMA_VERSION and creates the day partitions ahead.
- * Safe to run from many members at once.
+ * Safe to run from many members at once. Refuses a database whose encoding is not UTF-8: the
+ * members send and read records as UTF-8 bytes (forward-copy.ts, copy-out.ts), which such a
+ * database would store and hand back as something else, or refuse record by record.
  */
 export async function migrateFleet(pool: pg.Pool, now = Date.now()): Promise<void> {
   const client = await pool.connect();
   try {
+    const encoding = (await client.query<{ name: string }>('SELECT current_setting($1) AS name', ['server_encoding']))
+      .rows[0]!.name;
+    if (encoding !== 'UTF8') {
+      throw new FleetEncodingError(
+        `the fleet database's encoding is ${encoding}; Vigil needs a UTF8 database ` +
+          `(CREATE DATABASE … ENCODING 'UTF8' TEMPLATE template0, docs/fleet.md)`,
+      );
+    }
     await client.query('SELECT pg_advisory_lock($1)', [ADVISORY_KEYS.migrations]);
     try {
       await client.query(`

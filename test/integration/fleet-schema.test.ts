@@ -68,6 +68,15 @@ describe('fleet database schema', () => {
     await server?.stop();
   });
 
+  it('refuses a database that does not store text as UTF-8, naming its encoding, and creates nothing there', async () => {
+    await admin.query(`CREATE DATABASE vigil_latin1 OWNER vigil ENCODING 'LATIN1' TEMPLATE template0`);
+    const latin1 = openFleetPool({ database: server.url.replace(/\/vigil$/, '/vigil_latin1') }, dataDir);
+    pools.push(latin1);
+    await expect(migrateFleet(latin1)).rejects.toThrow(/encoding is LATIN1; Vigil needs a UTF8 database/);
+    const tables = await latin1.query(`SELECT count(*)::int AS n FROM pg_tables WHERE tablename LIKE 'vigil%'`);
+    expect(tables.rows[0].n).toBe(0);
+  });
+
   it('four members migrating at once make one schema, without an error', async () => {
     await Promise.all([pool(), pool(), pool(), pool()].map((p) => migrateFleet(p)));
     const versions = await admin.query('SELECT version FROM vigil_schema_migrations ORDER BY version');
