@@ -4,8 +4,10 @@
  * by another process, with nothing watching, with a `vigil agent` process attributing
  * (fanotify, docs/attribution.md) and with the kernel audit subsystem watching the folder
  * (`auditctl -w DIR -p rwa`, auditd running), and with fatrace tracing the same fanotify events
- * into a file (what fanotify itself costs the work). They run in turn in each round, each round
- * starting with another one, so they share the machine's load; the medians are compared.
+ * into a file (what fanotify itself costs the work), and with the agent's fanotify watch alone in
+ * this process, its events dropped (the kernel's and the addon reader's share of the agent's
+ * cost). They run in turn in each round, each round starting with another one, so they share
+ * the machine's load; the medians are compared.
  * Limits: agent ≤ 1.10× unmonitored, and a lower ratio than auditd's. For the agent it also
  * prints how long it took to store every record after the workload ended, its CPU time per 1,000
  * records, its unknown actors and the kernel queue overflows it logged.
@@ -15,12 +17,13 @@
  *
  *   npx tsx bench/attribution-overhead.ts
  *   VIGIL_BENCH_FILES=100000 VIGIL_BENCH_ROUNDS=3 (defaults); VIGIL_BENCH_CPU_PROF=DIR profiles the agent;
- *   VIGIL_BENCH_FATRACE=0 leaves fatrace out
+ *   VIGIL_BENCH_FATRACE=0 leaves fatrace out, VIGIL_BENCH_WATCH_ONLY=0 the watch alone
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { canAttribute } from '../agent/monitor/fanotify/can-attribute.js';
+import { FanotifyWatch } from '../agent/monitor/fanotify/fanotify-watch.js';
 import { AGENT_NICE, startMonitoringAgent } from './attribution-agent.js';
 import { startAuditWatch } from './attribution-auditd.js';
 import {
@@ -30,6 +33,7 @@ import {
   machineLoad,
   makeArchive,
   median,
+  sleep,
   startTracer,
   stopTracer,
 } from './attribution-workload.js';
@@ -40,6 +44,8 @@ const CPU_PROF = process.env['VIGIL_BENCH_CPU_PROF'];
 const AGENT_LIMIT = 1.1;
 /** fatrace as a fourth side (VIGIL_BENCH_FATRACE=0 leaves it out); installed by .ci/run. */
 const TRACER = process.env['VIGIL_BENCH_FATRACE'] !== '0';
+/** The agent's fanotify watch alone as a fifth side (VIGIL_BENCH_WATCH_ONLY=0 leaves it out). */
+const WATCH_ONLY = process.env['VIGIL_BENCH_WATCH_ONLY'] !== '0';
 
 interface AgentRound {
   workloadMs: number;
@@ -99,6 +105,22 @@ async function fatraceRound(archive: string, watched: string, scratch: string, r
   }
 }
 
+/**
+ * The agent's fanotify watch alone, in this process, its events dropped: what the kernel's
+ * events and the addon's reader (with its process cache and actor resolution) cost the work,
+ * before anything is normalised, stored or written.
+ */
+async function watchRound(archive: string, watched: string, round: number): Promise<number> {
+  const watch = new FanotifyWatch({ folders: [watched], onEvents: () => undefined });
+  watch.start();
+  try {
+    await sleep(1500); // the /proc scan
+    return await extractAndDelete(archive, path.join(watched, `watch${round}`));
+  } finally {
+    watch.stop();
+  }
+}
+
 interface FatraceRound {
   workloadMs: number;
   cpuMs: number;
@@ -119,6 +141,7 @@ async function main(): Promise<void> {
     const agent: AgentRound[] = [];
     const auditd: number[] = [];
     const fatrace: FatraceRound[] = [];
+    const watchOnly: number[] = [];
     const load: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       load.push(machineLoad().loadAverage1m);
@@ -128,6 +151,7 @@ async function main(): Promise<void> {
         async () => agent.push(await agentRound(archive, watched, path.join(scratch, `agent-data${round}`), round)),
         async () => auditd.push(await auditdRound(archive, watched, round)),
         ...(TRACER ? [async () => fatrace.push(await fatraceRound(archive, watched, scratch, round))] : []),
+        ...(WATCH_ONLY ? [async () => watchOnly.push(await watchRound(archive, watched, round))] : []),
       ];
       for (let i = 0; i < modes.length; i++) await modes[(round + i) % modes.length]!();
       console.error(
@@ -135,6 +159,7 @@ async function main(): Promise<void> {
         agent.at(-1),
         `auditd ${Math.round(auditd.at(-1)!)} ms`,
         TRACER ? `fatrace ${Math.round(fatrace.at(-1)!.workloadMs)} ms` : '',
+        WATCH_ONLY ? `watch alone ${Math.round(watchOnly.at(-1)!)} ms` : '',
       );
     }
     const plainMs = median(plain);
@@ -157,6 +182,12 @@ async function main(): Promise<void> {
             fatraceMs: fatrace.map((r) => Math.round(r.workloadMs)),
             fatraceRatio: Number((median(fatrace.map((r) => r.workloadMs)) / plainMs).toFixed(3)),
             fatraceCpuMs: fatrace.map((r) => Math.round(r.cpuMs)),
+          }
+        : {}),
+      ...(WATCH_ONLY
+        ? {
+            watchOnlyMs: watchOnly.map(Math.round),
+            watchOnlyRatio: Number((median(watchOnly) / plainMs).toFixed(3)),
           }
         : {}),
       agentNice: AGENT_NICE,

@@ -1,6 +1,6 @@
 /**
  * The ingest benchmarks compare a store that chains as the agent does with the same store whose
- * chain values come from elsewhere (hashed inline on the committing thread, by node:crypto, or
+ * chain values come from elsewhere (the whole batch hashed before its inserts, by node:crypto, or
  * zeros for "without the chain"). `AuditStore.startChain` is the one place a batch's chain values
  * come from; this replaces it on one store.
  */

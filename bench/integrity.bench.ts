@@ -1,7 +1,7 @@
 /**
  * Cost of tamper evidence (docs/integrity.md, docs/benchmarks.md):
  * 1. ingest: the same batches stored through AuditStore.insertBatch into three stores, batch by
- *    batch in turn: one chaining as the agent does (the native addon, on its own thread), one
+ *    batch in turn: one chaining as the agent does (the native addon, a slice at a time), one
  *    whose chain values are zeros (the store without the chain's work), one chaining through
  *    the node:crypto fallback; the chain's cost is the first against the second, in wall time
  *    and in CPU time (`process.cpuUsage`, all threads);

@@ -6,10 +6,11 @@
  * secondary indexes, measured in the same run. Limits: ≥ 100,000 records/s and ≥ 25 % of bare;
  * and the record chain (docs/integrity.md) at most 5 % slower than the same pipeline without
  * it: each round runs the pipeline with the chain, with the store's chain values replaced by
- * zeros (nothing else changed), and with the chain hashed on the committing thread before the
- * inserts instead of on the addon's thread beside them, in alternating order; the medians are
- * compared in records/s and in CPU time per record (`process.cpuUsage`, every thread of the
- * process: the addon hashes on a thread of its own).
+ * zeros (nothing else changed), and with the whole batch hashed before its inserts instead of
+ * each INSERT's rows just before it, in alternating order; the medians are compared in
+ * records/s and in CPU time per record (`process.cpuUsage`, every thread of the process). The
+ * machine's drift between rounds is larger than the chain's cost: bench/chain-cost.bench.ts
+ * measures it batch by batch.
  *
  *   npm run bench:pipeline            (RECORDS=300000 RUNS=3 to change the size)
  */
@@ -17,37 +18,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { SettingsStore } from '../agent/config/settings-store.js';
-import { localHostType } from '../agent/config/monitoring-schema.js';
-import { silentLogger } from '../agent/log/logger.js';
 import { fileChangeToItem, type FileChange } from '../agent/monitor/file-change.js';
-import { localAccount } from '../agent/monitor/local-account.js';
-import { OutputManager } from '../agent/outputs/output-manager.js';
-import { Pipeline } from '../agent/pipeline/pipeline.js';
-import { AuditStore } from '../agent/store/audit-store.js';
-import { OutputPositions } from '../agent/store/output-positions.js';
-import { StatusRegistry } from '../agent/status/status-registry.js';
 import { RidGenerator } from '../agent/store/rid.js';
 import { SCHEMA_VERSION } from '../agent/store/audit-schema.js';
-import { chainRows } from '../agent/store/record-chain.js';
-import { replaceChain, zeroChain } from './chain-variant.js';
+import { account, changes, host, openBenchPipeline, type Variant } from './pipeline-fixture.js';
 
 const RECORDS = Number(process.env['RECORDS'] ?? 300_000);
 const RUNS = Number(process.env['RUNS'] ?? 3);
 const CHUNK = 5000; // what one watcher flush submits at most
-const account = localAccount();
-const host = { id: 'bench-host', host: 'bench' };
-
-function changes(n: number): FileChange[] {
-  const t = Date.now();
-  return Array.from({ length: n }, (_, i) => ({
-    action: 'Added',
-    dir: false,
-    path: `/home/user/Documents/project-${i % 500}/report-${i}.docx`,
-    timeMs: t + Math.floor(i / 100),
-    root: '/home/user/Documents',
-  }));
-}
 
 interface PipelineRun {
   rate: number;
@@ -56,66 +34,21 @@ interface PipelineRun {
   longestCommitMs: number;
 }
 
-type Variant = 'chained' | 'inline' | 'unchained';
-
-/**
- * The store's chain computation for a variant: as the agent does it ('chained': the addon's
- * thread beside the inserts), on the committing thread before the inserts ('inline', one
- * chainRows call for the batch), or zeros instead ('unchained': the same pipeline without the
- * chain's work).
- */
-function chainVariant(store: AuditStore, variant: Variant): void {
-  if (variant === 'inline') replaceChain(store, chainRows);
-  if (variant === 'unchained') replaceChain(store, zeroChain);
-}
-
 async function pipelineRun(dir: string, input: FileChange[], variant: Variant): Promise<PipelineRun> {
-  const settingsFile = path.join(dir, 'settings.json');
-  fs.writeFileSync(
-    settingsFile,
-    JSON.stringify({
-      hosts: [{ id: host.id, host: host.host, type: localHostType(), includePaths: ['/home/user/Documents'] }],
-      outputs: [{ id: 'bench-log', hostId: host.id, type: 'LogFile' }],
-    }),
-  );
-  const settings = await SettingsStore.open(settingsFile);
-  const store = AuditStore.open({ file: path.join(dir, 'audit.db') });
-  chainVariant(store, variant);
-  const status = new StatusRegistry();
-  const outputs = new OutputManager({
-    settings,
-    positions: new OutputPositions(store.db),
-    status,
-    log: silentLogger,
-    logsDir: path.join(dir, 'logs'),
-    hostname: account.hostname,
-    userId: account.uid,
-  });
-  outputs.start();
-  const pipeline = new Pipeline({ store, outputs, log: silentLogger });
+  const bench = await openBenchPipeline(dir, variant);
   const cpuBefore = process.cpuUsage();
   const started = process.hrtime.bigint();
   const submitted: Array<Promise<unknown>> = [];
   for (let i = 0; i < input.length; i += CHUNK) {
-    const items = input.slice(i, i + CHUNK).map((change) => fileChangeToItem(change, host, account));
-    submitted.push(pipeline.write(items));
+    submitted.push(bench.write(input.slice(i, i + CHUNK)));
     if (i % (CHUNK * 4) === 0) await new Promise((resolve) => setImmediate(resolve)); // let the writer run
   }
   await Promise.all(submitted);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const cpu = process.cpuUsage(cpuBefore);
-  const lines = fs
-    .readdirSync(path.join(dir, 'logs'))
-    .filter((f) => !f.endsWith('.sig')) // the sidecars (docs/integrity.md)
-    .reduce((n, f) => n + fs.readFileSync(path.join(dir, 'logs', f), 'utf8').split('\n').length - 1, 0);
-  if (store.count() !== input.length || lines !== input.length) {
-    throw new Error(`lost records: store ${store.count()}, log lines ${lines}, expected ${input.length}`);
-  }
-  const { longestCommitMs } = pipeline.stats();
-  await pipeline.stop();
-  await outputs.stop();
-  store.close();
-  await settings.close();
+  bench.checkHolds(input.length);
+  const { longestCommitMs } = bench.pipeline.stats();
+  await bench.close();
   return { rate: input.length / seconds, cpuMicros: (cpu.user + cpu.system) / input.length, longestCommitMs };
 }
 
@@ -209,7 +142,7 @@ ${fmt(RECORDS)} file records per run, ${RUNS} rounds (bare; the pipeline with th
 | what | result | limit | |
 |---|---|---|---|
 | normalise → queue → AuditStore with the chain (WAL, FULL) → LogFile TSV and sidecar (fdatasync per batch) | ${fmt(pipelineRate)} records/s, ${cpu('chained').toFixed(2)} µs CPU/record | ≥ 100,000 records/s | ${verdict(pipelineRate >= 100_000)} |
-| the chain hashed on the committing thread before the inserts (as before 2026-11-24 13:00) | ${fmt(rate('inline'))} records/s, ${cpu('inline').toFixed(2)} µs CPU/record, ${pct(rate('unchained') / rate('inline') - 1)} slower than without | — | — |
+| the whole batch hashed before its inserts | ${fmt(rate('inline'))} records/s, ${cpu('inline').toFixed(2)} µs CPU/record, ${pct(rate('unchained') / rate('inline') - 1)} slower than without | — | — |
 | the same pipeline without the chain (its values zeros) | ${fmt(rate('unchained'))} records/s, ${cpu('unchained').toFixed(2)} µs CPU/record | — | — |
 | the chain's cost: records/s without it / with it − 1 | ${pct(slower)} | ≤ 5 % | ${verdict(slower <= 0.05)} |
 | the same, round by round (median of each round's ratio) | ${pct(slowerByRound)} | — | — |

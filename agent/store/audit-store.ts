@@ -197,10 +197,10 @@ export class AuditStore {
    * The hot path of ingest (docs/benchmarks.md): a burst's shared `When` is parsed and
    * formatted once, each stored record is built as a literal (spreading the new record into a
    * copy cost V8 2–3 µs per record), and rows go in INSERTs of ROWS_PER_STATEMENT rows (one
-   * call into SQLite per slice instead of per row). The batch's values are bound first, then
-   * its chain values are started from them in one go (record-chain.ts `startChainRows`: the
-   * native addon builds the canonical records and hashes them on its own thread), and each
-   * slice is inserted as soon as its chain values are final.
+   * call into SQLite per slice instead of per row). The batch's values are gathered first; then
+   * each slice's chain values are computed just before the slice is bound and inserted
+   * (record-chain.ts `startChainRows`: the native addon builds the canonical records and hashes
+   * them).
    */
   private insertRows(records: readonly NewActivityRecord[], stored: ActivityRecord[]): void {
     const count = records.length;
@@ -238,7 +238,7 @@ export class AuditStore {
       // the transaction is IMMEDIATE (see `transaction`), so no other writer moves the head.
       if (this.chainOut.length < count * CHAIN_BYTES) this.chainOut = Buffer.allocUnsafe(count * CHAIN_BYTES);
       const chains = this.startChain(this.head(), values, count, COLUMNS, this.chainOut);
-      // While the addon hashes: the records as stored, for the caller.
+      // The records as stored, for the caller.
       let whenMs = Number.NaN;
       let when = '';
       for (let i = 0, at = 0; i < count; i++, at += COLUMNS) {
@@ -254,7 +254,7 @@ export class AuditStore {
     }
   }
 
-  /** Binds and runs the INSERTs of a batch's values, each slice once its chain values are final. */
+  /** Binds and runs the INSERTs of a batch's values, each slice with its chain values. */
   private insertValues(values: unknown[], count: number, chains: BatchChains): void {
     const many = (this.insertMany ??= AuditStore.prepareInsert(this.connection, ROWS_PER_STATEMENT));
     const args = this.manyArgs;

@@ -16,20 +16,6 @@ export interface ChainAddon {
   chainBatch(previous: Buffer, canonicals: readonly string[]): Buffer;
   /** The chain values of a slice of rows packed by record-chain.ts `packRows`. */
   chainPacked(previous: Buffer, text: string, kinds: Int32Array, numbers: Float64Array, rows: number): Buffer;
-  /**
-   * `chainPacked` of a whole batch on a thread of the addon's own, into `out`; the arguments are
-   * copied before it returns. Absent from an addon built before it (the store then chains a slice at a time).
-   */
-  chainStart?(
-    previous: Buffer,
-    text: string,
-    kinds: Int32Array,
-    numbers: Float64Array,
-    rows: number,
-    out: Buffer,
-  ): void;
-  /** Blocks until the started batch's first `rows` values are in its `out`; throws what chainPacked would. */
-  chainWait?(rows: number): void;
   /** The chain values of `count` canonical records in one UTF-8 text, separated by line feeds; null when it holds another count. */
   chainJoined(previous: Buffer, text: Buffer, count: number): Buffer | null;
   /**

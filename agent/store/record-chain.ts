@@ -5,7 +5,6 @@
  * chains existing records and `vigil verify` all use it.
  */
 import crypto from 'node:crypto';
-import os from 'node:os';
 import { chainAddon } from './chain-addon.js';
 
 /** The predecessor of the very first record: 32 zero bytes. */
@@ -115,21 +114,14 @@ export interface BatchChains {
 }
 
 /**
- * Below this many rows a batch is chained on the caller's thread: starting the addon's thread
- * and waiting for it costs more than hashing a few slices. With a single core the thread
- * could only take turns with the caller, so it is not used at all.
- */
-const BACKGROUND_MIN_ROWS = 256;
-const BACKGROUND_WORTH_IT = os.availableParallelism() > 1;
-
-/**
- * `chainRows` of a whole batch, computed while the caller inserts it. With the addon the values
- * are packed here (the strings a row repeats sent once, lone surrogates rewritten in place as
- * `chainRows` does), then the canonical records are built and hashed on the addon's thread
- * into `out` while the caller binds and inserts the slices whose values are ready (`upTo`):
- * the SHA-256 runs beside SQLite's insert instead of before it, still inside the batch's own
- * transaction. `out` must hold 32 bytes a row, and must not be used for another batch before
- * this one's last row was waited for.
+ * `chainRows` of a batch, a slice at a time as the caller inserts it: `upTo(n)` chains the rows
+ * before `n` not chained yet (packed by `packRows`, hashed by the addon) just before the caller
+ * binds them, into `out`. Measured against packing the whole batch first and hashing it on a
+ * thread of the addon beside the inserts (docs/benchmarks.md, "The chain's cost, batch by
+ * batch"): a slice's strings are read for the chain while they are in the cache SQLite reads
+ * them from next, and no thread is woken across cores, which on this project's two-core
+ * machines cost more than the hashing the thread took off the committing one. `out` must hold
+ * 32 bytes a row. Without the addon, the batch is chained at once by node:crypto.
  */
 export function startChainRows(
   previous: Buffer,
@@ -139,18 +131,20 @@ export function startChainRows(
   out: Buffer,
 ): BatchChains {
   const addon = chainAddon();
-  if (!addon?.chainStart || !addon.chainWait || rows < BACKGROUND_MIN_ROWS || !BACKGROUND_WORTH_IT) {
-    const chains = chainRows(previous, values, rows, stride);
+  if (!addon) {
+    const chains = chainRowsJs(previous, values, rows, stride);
     return { upTo: () => chains };
   }
-  const packed = packRows(values, rows, stride);
-  addon.chainStart(previous, packed.text, packed.kinds, packed.numbers, rows, out);
-  const wait = addon.chainWait.bind(addon);
   let ready = 0;
+  let before = previous;
   return {
     upTo(needed: number): Buffer {
+      if (needed > rows) throw new RangeError(`the batch has ${rows} rows, not ${needed}`);
       if (needed > ready) {
-        wait(needed);
+        const { text, kinds, numbers } = packRows(values, needed - ready, stride, ready);
+        const chains = addon.chainPacked(before, text, kinds, numbers, needed - ready);
+        chains.copy(out, ready * CHAIN_BYTES);
+        before = chains.subarray(chains.length - CHAIN_BYTES);
         ready = needed;
       }
       return out;
@@ -187,15 +181,17 @@ let kinds = new Int32Array(CANONICAL_VALUES * 32);
 let numbers = new Float64Array(CANONICAL_VALUES * 32);
 
 /**
- * A slice's canonical values as the addon takes them (native/src/chain/chain_batch.cc): their
- * strings joined in one `text`, and per value its kind (a string's length, null, the same as
- * the row before, an integer in `numbers`, or JSON text). A value repeated from the row before
- * (the host, the user, the action of a burst) is sent and escaped once.
+ * The canonical values of rows [fromRow, fromRow + rows) as the addon takes them
+ * (native/src/chain/chain_batch.cc): their strings joined in one `text`, and per value its kind
+ * (a string's length, null, the same as the row before, an integer in `numbers`, or JSON text).
+ * A value repeated from the row before (the host, the user, the action of a burst) is sent and
+ * escaped once; the slice's first row repeats nothing, so that each slice stands alone.
  */
 export function packRows(
   values: unknown[],
   rows: number,
   stride: number,
+  fromRow = 0,
 ): { text: string; kinds: Int32Array; numbers: Float64Array } {
   if (kinds.length < rows * CANONICAL_VALUES) {
     kinds = new Int32Array(rows * CANONICAL_VALUES);
@@ -203,7 +199,7 @@ export function packRows(
   }
   let text = '';
   for (let row = 0, i = 0; row < rows; row++) {
-    const base = row * stride;
+    const base = (fromRow + row) * stride;
     for (let column = 0; column < CANONICAL_VALUES; column++, i++) {
       const value = values[base + column];
       if (row > 0 && value === values[base - stride + column]) kinds[i] = SAME_AS_ROW_BEFORE;

@@ -122,8 +122,7 @@ void NextChain(const unsigned char* previous, size_t previous_length, const char
 }
 
 bool ChainPacked(const unsigned char* previous, size_t previous_length, const char16_t* text, size_t text_length,
-                 const int32_t* kinds, const double* numbers, size_t rows, unsigned char* chains, std::string& error,
-                 ChainProgress progress, void* progress_context) {
+                 const int32_t* kinds, const double* numbers, size_t rows, unsigned char* chains, std::string& error) {
   // The row being built and the row before it (whose values a repeated value copies).
   thread_local RowText row_texts[2];
   size_t at = 0;  // next unit of `text`
@@ -190,13 +189,11 @@ bool ChainPacked(const unsigned char* previous, size_t previous_length, const ch
     NextChain(previous, previous_length, own.bytes.data(), own.length, chain);
     previous = chain;
     previous_length = kChainBytes;
-    if (progress != nullptr && (row + 1) % kProgressRows == 0 && row + 1 < rows) progress(progress_context, row + 1);
   }
   if (at != text_length) {
     error = "text is left over after the last row";
     return false;
   }
-  if (progress != nullptr) progress(progress_context, rows);
   return true;
 }
 

@@ -24,19 +24,13 @@ constexpr int32_t kSameAsRowBefore = -2;  // the value of the row before, in the
 constexpr int32_t kInteger = -3;          // numbers[i], a whole number below 2^53
 constexpr int32_t kRawFirst = -4;         // kRawFirst - n: n units of `text` that are JSON already (ASCII)
 
-// Told how many rows' chain values are final, every kProgressRows rows and after the last.
-using ChainProgress = void (*)(void* context, size_t rows_done);
-constexpr size_t kProgressRows = 32;
-
 // Chains the `rows` rows of a packed slice: the canonical record of each built from `kinds`,
 // `numbers` (13 per row) and `text`, then chain_i = SHA-256(chain_{i-1} || record_i) into
 // `chains` (32 bytes a row). False, with `error` set and `chains` incomplete, when the layout
 // does not match the text (a length past its end, a row-before on the first row, a number
-// that is not whole, raw text that is not ASCII, text left over); `progress` is then not told
-// about the rows after the last whole group of kProgressRows.
+// that is not whole, raw text that is not ASCII, text left over).
 bool ChainPacked(const unsigned char* previous, size_t previous_length, const char16_t* text, size_t text_length,
-                 const int32_t* kinds, const double* numbers, size_t rows, unsigned char* chains, std::string& error,
-                 ChainProgress progress = nullptr, void* progress_context = nullptr);
+                 const int32_t* kinds, const double* numbers, size_t rows, unsigned char* chains, std::string& error);
 
 // The records of `text` separated by `separator`, as [offset, length) pairs; false when there are
 // not exactly `count` of them (count 0: `text` must be empty).

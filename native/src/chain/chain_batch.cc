@@ -13,26 +13,14 @@
 //   record-chain.ts `canonicalAsStored`), is built here (canonical_json.cc): one string across
 //   Node-API per slice instead of one per record, and no JSON.stringify. Asking Node-API for each
 //   of the 13 values of a row instead cost more than JSON.stringify itself (docs/benchmarks.md).
-// chainStart(previous: Buffer(32), text: string, kinds: Int32Array, numbers: Float64Array, rows, out: Buffer)
-//   chainPacked for a whole batch on a thread of its own, into `out` (32 * rows bytes at least),
-//   so that the store binds and inserts the rows whose values are final while the rest are
-//   hashed; the values stay those of the batch's own transaction. The arguments are copied
-//   before it returns; `out` is kept alive until the batch is finished and waited for.
-// chainWait(rows) -> undefined
-//   Blocks until the first `rows` values of the started batch are in `out`; throws the batch's
-//   error (as chainPacked would) when it failed before them. Waiting for all rows ends the batch.
-//   Starting a batch first waits for the one before (a transaction that failed half-way).
 // chainJoined(previous: Buffer(32), text: Buffer, count: number) -> Buffer(32 * count) | null
 //   `vigil verify`'s path: `count` canonical records as one UTF-8 text separated by line feeds
 //   (which a canonical record never holds raw); null when the text does not hold `count` records.
 // chainBatch(previous: Buffer(32), canonicals: string[]) -> Buffer(32 * n)
 //   The chain of canonical records given as strings (the reference the others are tested against).
 #include <node_api.h>
-#include <uv.h>
 
-#include <condition_variable>
 #include <cstring>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -106,8 +94,8 @@ bool TypedArgument(napi_env env, napi_value value, napi_typedarray_type type, si
   return true;
 }
 
-// The arguments chainPacked and chainStart share: (previous, text, kinds, numbers, rows), the
-// text copied as UTF-16 units into `text` (grown when it is too small). `name` prefixes errors.
+// chainPacked's arguments: (previous, text, kinds, numbers, rows), the text copied as UTF-16
+// units into `text` (grown when it is too small). `name` prefixes errors.
 struct PackedArguments {
   const unsigned char* previous = nullptr;
   size_t previous_length = 0;
@@ -177,131 +165,6 @@ napi_value ChainPacked(napi_env env, napi_callback_info info) {
     return nullptr;
   }
   return out;
-}
-
-// The batch of chainStart, one per Node-API environment (the main thread and each worker thread).
-struct Background {
-  std::mutex mutex;
-  std::condition_variable changed;
-  uv_thread_t thread;
-  bool running = false;
-  size_t rows = 0;
-  size_t done = 0;
-  bool finished = true;
-  std::string error;
-  std::vector<unsigned char> previous;
-  std::vector<char16_t> text;
-  std::vector<int32_t> kinds;
-  std::vector<double> numbers;
-  unsigned char* out = nullptr;
-  napi_ref out_ref = nullptr;
-
-  static void Progress(void* context, size_t rows_done) {
-    Background* self = static_cast<Background*>(context);
-    {
-      std::lock_guard<std::mutex> lock(self->mutex);
-      self->done = rows_done;
-    }
-    self->changed.notify_all();
-  }
-
-  static void Main(void* context) { static_cast<Background*>(context)->Run(); }
-
-  void Run() {
-    std::string failure;
-    const bool ok = vigil::ChainPacked(previous.data(), previous.size(), text.data(), text.size(), kinds.data(),
-                                       numbers.data(), rows, out, failure, &Background::Progress, this);
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      finished = true;
-      if (!ok) error = failure.empty() ? "chaining failed" : failure;
-    }
-    changed.notify_all();
-  }
-
-  // Waits for the thread and lets `out` go.
-  void End(napi_env env) {
-    if (running) uv_thread_join(&thread);
-    running = false;
-    if (out_ref != nullptr && env != nullptr) napi_delete_reference(env, out_ref);
-    out_ref = nullptr;
-    out = nullptr;
-  }
-};
-
-Background* BackgroundOf(napi_env env) {
-  void* data = nullptr;
-  if (napi_get_instance_data(env, &data) == napi_ok && data != nullptr) return static_cast<Background*>(data);
-  Background* created = new Background();
-  napi_set_instance_data(
-      env, created,
-      [](napi_env, void* finalize_data, void*) {
-        Background* background = static_cast<Background*>(finalize_data);
-        background->End(nullptr);  // the environment is going: its references go with it
-        delete background;
-      },
-      nullptr);
-  return created;
-}
-
-napi_value ChainStart(napi_env env, napi_callback_info info) {
-  size_t argc = 6;
-  napi_value argv[6];
-  if (!Check(env, napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr), "chainStart: arguments"))
-    return nullptr;
-  if (argc < 6) {
-    napi_throw_type_error(env, nullptr, "chainStart(previous, text, kinds, numbers, rows, out)");
-    return nullptr;
-  }
-  Background* background = BackgroundOf(env);
-  background->End(env);
-  PackedArguments args;
-  const unsigned char* out = nullptr;
-  size_t out_length = 0;
-  if (!ReadPackedArguments(env, argv, "chainStart", &background->text, &args) ||
-      !BufferArgument(env, argv[5], "chainStart: out must be a Buffer", &out, &out_length))
-    return nullptr;
-  if (out_length < static_cast<size_t>(args.rows) * kChainBytes) {
-    napi_throw_range_error(env, nullptr, "chainStart: out holds fewer than 32 bytes a row");
-    return nullptr;
-  }
-  const size_t values = static_cast<size_t>(args.rows) * vigil::kCanonicalValues;
-  background->text.resize(args.text_length);
-  background->previous.assign(args.previous, args.previous + args.previous_length);
-  background->kinds.assign(args.kinds, args.kinds + values);
-  background->numbers.assign(args.numbers, args.numbers + values);
-  if (!Check(env, napi_create_reference(env, argv[5], 1, &background->out_ref), "chainStart: out")) return nullptr;
-  background->out = const_cast<unsigned char*>(out);
-  background->rows = args.rows;
-  background->done = 0;
-  background->finished = false;
-  background->error.clear();
-  background->running = uv_thread_create(&background->thread, &Background::Main, background) == 0;
-  if (!background->running) background->Run();  // no thread to be had: chain here
-  return nullptr;
-}
-
-napi_value ChainWait(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
-  if (!Check(env, napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr), "chainWait: arguments"))
-    return nullptr;
-  uint32_t rows = 0;
-  if (argc < 1 || !CountArgument(env, argv[0], "chainWait: rows must be a count", &rows)) return nullptr;
-  Background* background = BackgroundOf(env);
-  if (background->out == nullptr || rows > background->rows) {
-    napi_throw_range_error(env, nullptr, "chainWait: no started batch holds that many rows");
-    return nullptr;
-  }
-  std::string error;
-  {
-    std::unique_lock<std::mutex> lock(background->mutex);
-    background->changed.wait(lock, [&] { return background->done >= rows || background->finished; });
-    if (background->done < rows) error = background->error;
-  }
-  if (!error.empty() || rows == background->rows) background->End(env);
-  if (!error.empty()) napi_throw_range_error(env, nullptr, ("chainPacked: " + error).c_str());
-  return nullptr;
 }
 
 napi_value ChainJoined(napi_env env, napi_callback_info info) {
@@ -398,8 +261,7 @@ bool Export(napi_env env, napi_value exports, const char* name, napi_callback ca
 
 napi_value Init(napi_env env, napi_value exports) {
   if (!Export(env, exports, "chainBatch", ChainBatch) || !Export(env, exports, "chainPacked", ChainPacked) ||
-      !Export(env, exports, "chainJoined", ChainJoined) || !Export(env, exports, "chainStart", ChainStart) ||
-      !Export(env, exports, "chainWait", ChainWait))
+      !Export(env, exports, "chainJoined", ChainJoined))
     return nullptr;
   if (!vigil::ExportLineDigests(env, exports)) return nullptr;
   return exports;

@@ -1,16 +1,14 @@
 /**
- * A batch's chain values computed on the addon's own thread while the store inserts the slices
- * whose values are ready (record-chain.ts `startChainRows`, chainStart/chainWait in
- * native/src/chain/chain_batch.cc) are exactly the chain of docs/integrity.md, however the
- * caller waits for them; a batch given up half-way (its transaction failed) leaves the next one
- * correct; and a store that inserts through it keeps a chain `vigil verify` accepts.
+ * A batch's chain values computed a slice at a time as the store inserts it (record-chain.ts
+ * `startChainRows`) are exactly the chain of docs/integrity.md, however the caller asks for
+ * the slices; a batch given up half-way (its transaction failed) leaves the next one correct;
+ * and a store that inserts through it keeps a chain `vigil verify` accepts.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { chainAddon } from '../../agent/store/chain-addon.js';
 import { AuditStore } from '../../agent/store/audit-store.js';
 import {
   CHAIN_BYTES,
@@ -23,7 +21,6 @@ import {
 import { verifyStore } from '../../agent/integrity/verify-store.js';
 import type { NewActivityRecord } from '../../shared/activity-record.js';
 
-const addon = chainAddon();
 const STRIDE = 14;
 
 /** SHA-256(previous || JSON.stringify(values as stored)), record by record. */
@@ -70,7 +67,7 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-describe.skipIf(!addon?.chainStart)('a batch chained on the addon thread (startChainRows)', () => {
+describe('a batch chained slice by slice (startChainRows)', () => {
   it('gives the definition, however the caller waits for the slices', () => {
     fc.assert(
       fc.property(
@@ -119,13 +116,10 @@ describe.skipIf(!addon?.chainStart)('a batch chained on the addon thread (startC
     ).toBe(true);
   });
 
-  it('refuses to wait for rows the batch does not have', () => {
+  it('refuses rows the batch does not have', () => {
     const values = batchValues(300, ['z'], 3);
     const chains = startChainRows(GENESIS, values, 300, STRIDE, Buffer.alloc(300 * CHAIN_BYTES));
     expect(() => chains.upTo(301)).toThrow(RangeError);
-    expect(() => addon!.chainStart!(GENESIS, '', new Int32Array(13), new Float64Array(13), 1, Buffer.alloc(8))).toThrow(
-      RangeError,
-    );
   });
 });
 

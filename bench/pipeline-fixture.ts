@@ -1,0 +1,94 @@
+/**
+ * The agent's ingest path as the pipeline benchmarks run it (bench/pipeline-ingest.ts,
+ * bench/chain-cost.bench.ts): file changes normalised into activity records, the bounded
+ * queue, an AuditStore in its own folder and a LogFile output writing TSV and its sidecar, with
+ * the store's chain computed as the agent does ('chained': each INSERT's rows just before they
+ * are bound), for the whole batch before its inserts ('inline'), or replaced by zeros
+ * ('unchained': the same work without the chain).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { SettingsStore } from '../agent/config/settings-store.js';
+import { localHostType } from '../agent/config/monitoring-schema.js';
+import { silentLogger } from '../agent/log/logger.js';
+import { fileChangeToItem, type FileChange } from '../agent/monitor/file-change.js';
+import { localAccount } from '../agent/monitor/local-account.js';
+import { OutputManager } from '../agent/outputs/output-manager.js';
+import { Pipeline } from '../agent/pipeline/pipeline.js';
+import { AuditStore } from '../agent/store/audit-store.js';
+import { OutputPositions } from '../agent/store/output-positions.js';
+import { StatusRegistry } from '../agent/status/status-registry.js';
+import { chainRows } from '../agent/store/record-chain.js';
+import { replaceChain, zeroChain } from './chain-variant.js';
+
+export type Variant = 'chained' | 'inline' | 'unchained';
+
+export const account = localAccount();
+export const host = { id: 'bench-host', host: 'bench' };
+
+/** `n` Added changes of files in 500 folders, 100 to a millisecond (a burst). */
+export function changes(n: number): FileChange[] {
+  const t = Date.now();
+  return Array.from({ length: n }, (_, i) => ({
+    action: 'Added',
+    dir: false,
+    path: `/home/user/Documents/project-${i % 500}/report-${i}.docx`,
+    timeMs: t + Math.floor(i / 100),
+    root: '/home/user/Documents',
+  }));
+}
+
+export interface BenchPipeline {
+  pipeline: Pipeline;
+  /** Normalises the changes and submits them; resolves once they are committed. */
+  write(input: readonly FileChange[]): Promise<unknown>;
+  /** Throws unless the store and the log files hold `expected` records. */
+  checkHolds(expected: number): void;
+  close(): Promise<void>;
+}
+
+export async function openBenchPipeline(dir: string, variant: Variant): Promise<BenchPipeline> {
+  const settingsFile = path.join(dir, 'settings.json');
+  fs.writeFileSync(
+    settingsFile,
+    JSON.stringify({
+      hosts: [{ id: host.id, host: host.host, type: localHostType(), includePaths: ['/home/user/Documents'] }],
+      outputs: [{ id: 'bench-log', hostId: host.id, type: 'LogFile' }],
+    }),
+  );
+  const settings = await SettingsStore.open(settingsFile);
+  const store = AuditStore.open({ file: path.join(dir, 'audit.db') });
+  if (variant === 'inline') replaceChain(store, chainRows);
+  if (variant === 'unchained') replaceChain(store, zeroChain);
+  const logsDir = path.join(dir, 'logs');
+  const outputs = new OutputManager({
+    settings,
+    positions: new OutputPositions(store.db),
+    status: new StatusRegistry(),
+    log: silentLogger,
+    logsDir,
+    hostname: account.hostname,
+    userId: account.uid,
+  });
+  outputs.start();
+  const pipeline = new Pipeline({ store, outputs, log: silentLogger });
+  return {
+    pipeline,
+    write: (input) => pipeline.write(input.map((change) => fileChangeToItem(change, host, account))),
+    checkHolds(expected) {
+      const lines = fs
+        .readdirSync(logsDir)
+        .filter((f) => !f.endsWith('.sig')) // the sidecars (docs/integrity.md)
+        .reduce((n, f) => n + fs.readFileSync(path.join(logsDir, f), 'utf8').split('\n').length - 1, 0);
+      if (store.count() !== expected || lines !== expected) {
+        throw new Error(`lost records: store ${store.count()}, log lines ${lines}, expected ${expected}`);
+      }
+    },
+    async close() {
+      await pipeline.stop();
+      await outputs.stop();
+      store.close();
+      await settings.close();
+    },
+  };
+}
