@@ -7,7 +7,9 @@
  * into a file (what fanotify itself costs the work), and with the agent's fanotify watch alone in
  * this process, its events dropped (the kernel's and the addon reader's share of the agent's
  * cost). They run in turn in each round, each round starting with another one, so they share
- * the machine's load; the medians are compared.
+ * the machine's load, and each on a new ext4 filesystem of its own (attribution-workload.ts
+ * `onFreshFilesystem`: on a filesystem where 100,000 files were just deleted, ext4 takes several
+ * times longer to create new ones); the medians are compared.
  * Limits: agent ≤ 1.10× unmonitored, and a lower ratio than auditd's. For the agent it also
  * prints how long it took to store every record after the workload ended, its CPU time per 1,000
  * records, its unknown actors and the kernel queue overflows it logged.
@@ -16,7 +18,7 @@
  * Root, Linux, the addon built (`npm run build:native`), `npx tsc -b` (the agent runs from dist/).
  *
  *   npx tsx bench/attribution-overhead.ts
- *   VIGIL_BENCH_FILES=100000 VIGIL_BENCH_ROUNDS=3 (defaults); VIGIL_BENCH_CPU_PROF=DIR profiles the agent;
+ *   VIGIL_BENCH_FILES=100000 VIGIL_BENCH_ROUNDS=9 (defaults); VIGIL_BENCH_CPU_PROF=DIR profiles the agent;
  *   VIGIL_BENCH_FATRACE=0 leaves fatrace out, VIGIL_BENCH_WATCH_ONLY=0 the watch alone
  */
 import fs from 'node:fs';
@@ -33,13 +35,15 @@ import {
   machineLoad,
   makeArchive,
   median,
+  onFreshFilesystem,
   sleep,
   startTracer,
   stopTracer,
 } from './attribution-workload.js';
 
 const FILES = Number(process.env['VIGIL_BENCH_FILES'] ?? 100_000);
-const ROUNDS = Number(process.env['VIGIL_BENCH_ROUNDS'] ?? 3);
+/** Rounds scatter by ±20 % even on new filesystems: 3 are too few to judge 1.10 by. */
+const ROUNDS = Number(process.env['VIGIL_BENCH_ROUNDS'] ?? 9);
 const CPU_PROF = process.env['VIGIL_BENCH_CPU_PROF'];
 const AGENT_LIMIT = 1.1;
 /** fatrace as a fourth side (VIGIL_BENCH_FATRACE=0 leaves it out); installed by .ci/run. */
@@ -135,8 +139,6 @@ async function main(): Promise<void> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-attr-overhead-'));
   try {
     const archive = await makeArchive(scratch, FILES);
-    const watched = path.join(scratch, 'watched');
-    fs.mkdirSync(watched);
     const plain: number[] = [];
     const agent: AgentRound[] = [];
     const auditd: number[] = [];
@@ -147,13 +149,17 @@ async function main(): Promise<void> {
       load.push(machineLoad().loadAverage1m);
       // Each round starts with another of the three, so that none always runs first.
       const modes = [
-        async () => plain.push(await extractAndDelete(archive, path.join(watched, `plain${round}`))),
-        async () => agent.push(await agentRound(archive, watched, path.join(scratch, `agent-data${round}`), round)),
-        async () => auditd.push(await auditdRound(archive, watched, round)),
-        ...(TRACER ? [async () => fatrace.push(await fatraceRound(archive, watched, scratch, round))] : []),
-        ...(WATCH_ONLY ? [async () => watchOnly.push(await watchRound(archive, watched, round))] : []),
+        async (watched: string) => plain.push(await extractAndDelete(archive, path.join(watched, `plain${round}`))),
+        async (watched: string) =>
+          agent.push(await agentRound(archive, watched, path.join(scratch, `agent-data${round}`), round)),
+        async (watched: string) => auditd.push(await auditdRound(archive, watched, round)),
+        ...(TRACER
+          ? [async (watched: string) => fatrace.push(await fatraceRound(archive, watched, scratch, round))]
+          : []),
+        ...(WATCH_ONLY ? [async (watched: string) => watchOnly.push(await watchRound(archive, watched, round))] : []),
       ];
-      for (let i = 0; i < modes.length; i++) await modes[(round + i) % modes.length]!();
+      // Each side on a filesystem of its own, new and empty (attribution-workload.ts onFreshFilesystem).
+      for (let i = 0; i < modes.length; i++) await onFreshFilesystem(scratch, modes[(round + i) % modes.length]!);
       console.error(
         `round ${round + 1}/${ROUNDS}: plain ${Math.round(plain.at(-1)!)} ms, agent`,
         agent.at(-1),
