@@ -12,7 +12,8 @@
  * submission to the last commit (normalising, queue, store, log file and sidecar with their
  * fdatasyncs), with the process's CPU time (all threads) over the same window.
  *
- *   npx tsx bench/chain-cost.bench.ts    (RECORDS=3000000 per variant, BLOCK=50000; exit 1 over 5 %)
+ *   npx tsx bench/chain-cost.bench.ts    (RECORDS=3000000 per variant, BLOCK=50000; exit 1 when the
+ *   median of the turn-by-turn ratios is over 5 %)
  *   BLOCK=5000: one batch a turn (the pipeline idle between batches)
  */
 import fs from 'node:fs';
@@ -86,7 +87,9 @@ try {
   const cost = (variant: Variant): number => of(variant).ns / of('unchained').ns - 1;
   const turnRatios = (variant: Variant): number[] =>
     of(variant).turns.map((ns, k) => ns / of('unchained').turns[k]! - 1);
-  const chainCost = cost('chained');
+  // Judged turn by turn: an outlier turn (a checkpoint, a slow fdatasync) moves the totals by
+  // several points, whichever variant it falls on (docs/benchmarks.md).
+  const chainCost = quantile(turnRatios('chained'), 0.5);
   const load = os
     .loadavg()
     .map((l) => l.toFixed(1))
@@ -110,7 +113,7 @@ ${row('chained', "with the chain, each INSERT's rows hashed just before it (the 
 ${row('inline', 'with the chain, the whole batch hashed before its inserts')}
 ${row('unchained', 'without the chain (its values zeros)')}
 
-The chain's cost: **${pct(chainCost)}** (limit ≤ 5 %): ${chainCost <= LIMIT ? 'met' : 'MISSED'}; CPU +${(cpuPerRecord('chained') - cpuPerRecord('unchained')).toFixed(2)} µs/record.`);
+The chain's cost, turn by turn (median): **${pct(chainCost)}** (limit ≤ 5 %): ${chainCost <= LIMIT ? 'met' : 'MISSED'}; CPU +${(cpuPerRecord('chained') - cpuPerRecord('unchained')).toFixed(2)} µs/record.`);
   if (chainCost > LIMIT) process.exitCode = 1;
 } finally {
   for (const bench of benches.values()) await bench.close();

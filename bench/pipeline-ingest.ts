@@ -10,7 +10,7 @@
  * each INSERT's rows just before it, in alternating order; the medians are compared in
  * records/s and in CPU time per record (`process.cpuUsage`, every thread of the process). The
  * machine's drift between rounds is larger than the chain's cost: bench/chain-cost.bench.ts
- * measures it batch by batch.
+ * measures it in short turns.
  *
  *   npm run bench:pipeline            (RECORDS=300000 RUNS=3 to change the size)
  */

@@ -95,15 +95,15 @@ const CANONICAL_VALUES = 13;
 
 /**
  * The chain values of `rows` records whose 13 canonical values each are at `values[row ×
- * stride …]` (the array an INSERT binds), in one Buffer of rows × 32 bytes from `previous`.
- * Like `canonicalAsStored`, a string holding half a surrogate pair is rewritten in place with
- * U+FFFD, so that what is bound is what was chained. With the native addon the canonical
- * records are built there (`packRows`); without it, by JSON.stringify here.
+ * stride …]` (the array an INSERT binds), from row `fromRow`, in one Buffer of rows × 32 bytes
+ * from `previous`. Like `canonicalAsStored`, a string holding half a surrogate pair is
+ * rewritten in place with U+FFFD, so that what is bound is what was chained. With the native
+ * addon the canonical records are built there (`packRows`); without it, by JSON.stringify here.
  */
-export function chainRows(previous: Buffer, values: unknown[], rows: number, stride: number): Buffer {
+export function chainRows(previous: Buffer, values: unknown[], rows: number, stride: number, fromRow = 0): Buffer {
   const addon = chainAddon();
-  if (!addon) return chainRowsJs(previous, values, rows, stride);
-  const { text, kinds, numbers } = packRows(values, rows, stride);
+  if (!addon) return chainRowsJs(previous, values, rows, stride, fromRow);
+  const { text, kinds, numbers } = packRows(values, rows, stride, fromRow);
   return addon.chainPacked(previous, text, kinds, numbers, rows);
 }
 
@@ -115,13 +115,11 @@ export interface BatchChains {
 
 /**
  * `chainRows` of a batch, a slice at a time as the caller inserts it: `upTo(n)` chains the rows
- * before `n` not chained yet (packed by `packRows`, hashed by the addon) just before the caller
- * binds them, into `out`. Measured against packing the whole batch first and hashing it on a
- * thread of the addon beside the inserts (docs/benchmarks.md, "The chain's cost, batch by
- * batch"): a slice's strings are read for the chain while they are in the cache SQLite reads
- * them from next, and no thread is woken across cores, which on this project's two-core
- * machines cost more than the hashing the thread took off the committing one. `out` must hold
- * 32 bytes a row. Without the addon, the batch is chained at once by node:crypto.
+ * before `n` not chained yet just before the caller binds them, into `out` (32 bytes a row).
+ * Measured against packing the whole batch first and hashing it on a thread of the addon beside
+ * the inserts (docs/benchmarks.md, "The chain's cost, in turns"): the same cost with the
+ * pipeline saturated, without the thread; a slice's strings are read for the chain while they
+ * are in the cache SQLite reads them from next.
  */
 export function startChainRows(
   previous: Buffer,
@@ -130,19 +128,13 @@ export function startChainRows(
   stride: number,
   out: Buffer,
 ): BatchChains {
-  const addon = chainAddon();
-  if (!addon) {
-    const chains = chainRowsJs(previous, values, rows, stride);
-    return { upTo: () => chains };
-  }
   let ready = 0;
   let before = previous;
   return {
     upTo(needed: number): Buffer {
       if (needed > rows) throw new RangeError(`the batch has ${rows} rows, not ${needed}`);
       if (needed > ready) {
-        const { text, kinds, numbers } = packRows(values, needed - ready, stride, ready);
-        const chains = addon.chainPacked(before, text, kinds, numbers, needed - ready);
+        const chains = chainRows(before, values, needed - ready, stride, ready);
         chains.copy(out, ready * CHAIN_BYTES);
         before = chains.subarray(chains.length - CHAIN_BYTES);
         ready = needed;
@@ -153,13 +145,13 @@ export function startChainRows(
 }
 
 /** `chainRows` by JSON.stringify and node:crypto: the fallback, and the reference for the addon. */
-export function chainRowsJs(previous: Buffer, values: unknown[], rows: number, stride: number): Buffer {
+export function chainRowsJs(previous: Buffer, values: unknown[], rows: number, stride: number, fromRow = 0): Buffer {
   const canonicals = new Array<string>(rows);
   for (let row = 0; row < rows; row++) {
-    const own = values.slice(row * stride, row * stride + CANONICAL_VALUES);
-    const canonical = canonicalRecord(own as unknown as CanonicalValues);
+    const at = (fromRow + row) * stride;
+    const canonical = canonicalRecord(values.slice(at, at + CANONICAL_VALUES) as unknown as CanonicalValues);
     // Half a surrogate pair (rare) is chained, and bound, as UTF-8 will store it.
-    canonicals[row] = canonical.includes('\\ud') ? canonicalAsStored(values, row * stride) : canonical;
+    canonicals[row] = canonical.includes('\\ud') ? canonicalAsStored(values, at) : canonical;
   }
   return chainBatchJs(previous, canonicals);
 }
