@@ -13,29 +13,11 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { chainAddon } from '../../agent/store/chain-addon.js';
-import {
-  CHAIN_BYTES,
-  GENESIS,
-  canonicalAsStored,
-  chainRows,
-  chainRowsJs,
-  nextChain,
-  packRows,
-} from '../../agent/store/record-chain.js';
+import { CHAIN_BYTES, GENESIS, chainRows, chainRowsJs, nextChain, packRows } from '../../agent/store/record-chain.js';
+import { chainDefinition } from '../helpers/chain-definition.js';
 import { buildNativeDriver, memcheck, valgrindMissing } from '../helpers/native-driver.js';
 
 const addon = chainAddon();
-
-/** The definition, record by record: SHA-256(previous || JSON.stringify(values as stored)). */
-function definition(previous: Buffer, values: unknown[], rows: number, stride: number): Buffer {
-  const out: Buffer[] = [];
-  let chain = previous;
-  for (let row = 0; row < rows; row++) {
-    chain = nextChain(chain, canonicalAsStored(values.slice(row * stride, row * stride + 13), 0));
-    out.push(chain);
-  }
-  return Buffer.concat(out);
-}
 
 const text = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 80 }),
@@ -81,9 +63,9 @@ describe('chainRows: canonical records built from the bound values', () => {
   it('the JavaScript path is the definition', () => {
     fc.assert(
       fc.property(predecessor, slice, (previous, { values, rows, stride }) => {
-        expect(chainRowsJs(previous, values, rows, stride).equals(definition(previous, values, rows, stride))).toBe(
-          true,
-        );
+        expect(
+          chainRowsJs(previous, values, rows, stride).equals(chainDefinition(previous, values, rows, stride)),
+        ).toBe(true);
       }),
       { numRuns: 200 },
     );
@@ -105,7 +87,7 @@ describe.skipIf(addon === null)('the native canonical record (native/src/chain/c
       fc.property(predecessor, slice, (previous, { values, rows, stride }) => {
         const native = chainRows(previous, values, rows, stride);
         expect(native.length).toBe(rows * CHAIN_BYTES);
-        expect(native.equals(definition(previous, values, rows, stride))).toBe(true);
+        expect(native.equals(chainDefinition(previous, values, rows, stride))).toBe(true);
       }),
       { numRuns: 500 },
     );

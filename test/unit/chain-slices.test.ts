@@ -10,29 +10,12 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AuditStore } from '../../agent/store/audit-store.js';
-import {
-  CHAIN_BYTES,
-  GENESIS,
-  canonicalAsStored,
-  chainRowsJs,
-  nextChain,
-  startChainRows,
-} from '../../agent/store/record-chain.js';
+import { CHAIN_BYTES, GENESIS, chainRowsJs, startChainRows } from '../../agent/store/record-chain.js';
 import { verifyStore } from '../../agent/integrity/verify-store.js';
+import { chainDefinition } from '../helpers/chain-definition.js';
 import type { NewActivityRecord } from '../../shared/activity-record.js';
 
 const STRIDE = 14;
-
-/** SHA-256(previous || JSON.stringify(values as stored)), record by record. */
-function definition(previous: Buffer, values: unknown[], rows: number): Buffer {
-  const out: Buffer[] = [];
-  let chain = previous;
-  for (let row = 0; row < rows; row++) {
-    chain = nextChain(chain, canonicalAsStored(values.slice(row * STRIDE, row * STRIDE + 13), 0));
-    out.push(chain);
-  }
-  return Buffer.concat(out);
-}
 
 /** A batch as the store binds it: a burst's repeated values, some odd text, a chain column. */
 function batchValues(rows: number, odd: string[], seed: number): unknown[] {
@@ -77,7 +60,7 @@ describe('a batch chained slice by slice (startChainRows)', () => {
         fc.nat(),
         (rows, odd, steps, seed) => {
           const values = batchValues(rows, odd, seed);
-          const expected = definition(GENESIS, values, rows);
+          const expected = chainDefinition(GENESIS, values, rows, STRIDE);
           const out = Buffer.alloc(rows * CHAIN_BYTES + 64, 0xee);
           const chains = startChainRows(GENESIS, values, rows, STRIDE, out);
           let ready = 0;
@@ -112,7 +95,7 @@ describe('a batch chained slice by slice (startChainRows)', () => {
     expect(
       startChainRows(previous, second, 700, STRIDE, out)
         .upTo(700)
-        .equals(definition(previous, second, 700)),
+        .equals(chainDefinition(previous, second, 700, STRIDE)),
     ).toBe(true);
   });
 
