@@ -142,6 +142,7 @@ export async function launchAgent(
       recordDeletion: integrity.checkpoints.recordRetention,
       domainPasswords,
       signer: integrity.key,
+      turns: stores.turns,
       ...{ options: options.activity, changeRecorder: options.changeRecorder },
     });
     cleanups.add(() => activity.stop());

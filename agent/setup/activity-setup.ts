@@ -36,6 +36,7 @@ import { DomainStatusBoard } from '../directory/domain-status.js';
 import { changesSelectionOf, parsePolicyXml } from '../resources/policy-xml.js';
 import type { LogSigner } from '../integrity/log-sidecar.js';
 import { ActivityRollup, type ActivityRollupOptions } from '../store/activity-rollup.js';
+import type { TurnQueue } from '../util/turn-queue.js';
 
 /** Tuning for tests and benchmarks; the defaults are the product's. */
 export interface ActivityOptions {
@@ -51,7 +52,7 @@ export interface ActivityOptions {
   attribution?: 'auto' | 'off';
   /** Per-operation LDAP timeout of the directory sources, in milliseconds. */
   directoryTimeoutMs?: number;
-  rollup?: Pick<ActivityRollupOptions, 'backgroundDelayMs' | 'backgroundSliceSize'>;
+  rollup?: Pick<ActivityRollupOptions, 'backgroundDelayMs' | 'backgroundStepMs'>;
 }
 
 export interface ActivityServices {
@@ -101,6 +102,8 @@ export interface ActivityStartOptions {
   domainPasswords?: DomainPasswords | undefined;
   /** Signs the log files' sidecars (agent/integrity/log-sidecar.ts). */
   signer?: LogSigner | undefined;
+  /** The turns the audit searches take (stores.ts): the rollup's slices take theirs there too. */
+  turns?: TurnQueue | undefined;
 }
 
 export async function startActivityPipeline(start: ActivityStartOptions): Promise<ActivityServices> {
@@ -147,7 +150,7 @@ export async function startActivityPipeline(start: ActivityStartOptions): Promis
   const alertBook = await AlertBook.load(paths.alerts, log.child('alerts'));
   let writeProblem: string | null = null;
   const writeProblemListeners = new Set<() => void>();
-  const rollup = new ActivityRollup(store, tuning.rollup);
+  const rollup = new ActivityRollup(store, { ...tuning.rollup, ...(start.turns ? { turns: start.turns } : {}) });
   const pipeline = new Pipeline({
     store,
     outputs,

@@ -36,18 +36,34 @@ export type TopDimension = (typeof TOP_DIMENSIONS)[number];
 export const dayDimension = (dimension: TopDimension): string => `${dimension}-day`;
 
 /**
- * The parent folder of a file or folder record's `What`, for either separator: rtrim drops
- * every trailing character that is not a separator, then the separator itself goes (a root
- * such as `/` or `C:\` stays). NULL for other records and for a `What` without a separator.
+ * Longest `What` whose folder is counted, in UTF-8 bytes: 4,096 characters of up to four bytes
+ * (a Linux path has at most 4,096 bytes). Longer values, which only the audit API can write,
+ * count no folder.
+ */
+export const FOLDER_WHAT_BYTES = 16_384;
+/** The characters of a path's end that may form its last component (a file name: 255 at most). */
+export const NAME_CHARS = 255;
+
+/**
+ * The parent folder of a file or folder record's `What`, for either separator: rtrim drops the
+ * trailing characters that are not separators, then the separator itself goes (a root such as
+ * `/` or `C:\` stays). NULL for other records, for a `What` without a separator, and where the
+ * last component is longer than NAME_CHARS or the `What` longer than FOLDER_WHAT_BYTES.
+ *
+ * rtrim's cost is the characters it drops times the size of its set. The set is the last
+ * NAME_CHARS characters without separators, not the whole `What`: with the whole value, one
+ * record of 80,000 distinct characters held the event loop for 3.8 s (docs/security.md "The
+ * rollup's folder expression"). A set that misses a character of a long last component stops
+ * rtrim early, on a character that is not a separator: that result is not a folder (NULL).
  */
 function folderOf(row: string): string {
   const what = `${row}what`;
   // The upTo value is computed once per record (a scalar subquery), not once per use.
-  return `(SELECT CASE WHEN up = '' THEN NULL
+  return `(SELECT CASE WHEN up = '' OR substr(up, -1) NOT IN ('/', '\\') THEN NULL
                        WHEN length(up) > 1 AND substr(up, -2, 1) <> ':' THEN substr(up, 1, length(up) - 1)
                        ELSE up END
-             FROM (SELECT rtrim(${what}, replace(replace(${what}, '/', ''), '\\', '')) AS up)
-            WHERE ${row}object_type IN ('File', 'Folder'))`;
+             FROM (SELECT rtrim(${what}, replace(replace(substr(${what}, -${NAME_CHARS}), '/', ''), '\\', '')) AS up)
+            WHERE ${row}object_type IN ('File', 'Folder') AND octet_length(${what}) <= ${FOLDER_WHAT_BYTES})`;
 }
 
 /** The `Message` of the record's `Process` detail (docs/attribution.md), or NULL. */
@@ -79,6 +95,25 @@ export function bucketOf(dimension: RollupDimension, row = ''): string {
 
 /** The migration: tables, state and the retention trigger. */
 export function createActivityRollup(db: Database.Database): void {
+  createRollupTables(db);
+  createForgetTrigger(db);
+}
+
+/**
+ * The migration that changed a value expression (the folder's, bounded): the trigger again with
+ * the new expressions, and every record counted again under them, in the background as after a
+ * commit (activity-rollup.ts). The counts are derived data; a view meanwhile shows fewer records.
+ */
+export function recountActivityRollup(db: Database.Database): void {
+  db.exec(`
+    DROP TRIGGER activity_rollup_forget;
+    DELETE FROM activity_rollup;
+    UPDATE activity_rollup_state SET through_seq = 0 WHERE id = 1;
+  `);
+  createForgetTrigger(db);
+}
+
+function createRollupTables(db: Database.Database): void {
   db.exec(`
     CREATE TABLE activity_rollup (
       dimension  TEXT    NOT NULL,
@@ -93,6 +128,9 @@ export function createActivityRollup(db: Database.Database): void {
     );
     INSERT INTO activity_rollup_state (id, through_seq) VALUES (1, 0);
   `);
+}
+
+function createForgetTrigger(db: Database.Database): void {
   const forget = ROLLUP_DIMENSIONS.map(
     (dimension) => `
       UPDATE activity_rollup SET count = count - 1

@@ -4,16 +4,21 @@
  * (activity-rollup-schema.ts) instead of the records.
  *
  * The records added since the last counted `seq`, whoever wrote them (the pipeline or the audit
- * API's writer thread), are counted in slices, one transaction each, yielding to the event loop
- * between slices: shortly after the pipeline commits (`soon`, small slices, so the agent's loop
- * never stalls long and a view finds little left to count) and, for what is left, when a view is
- * asked for (larger slices: someone is waiting). The batch's commit itself does no extra work.
+ * API's writer thread), are counted in slices, one transaction each, each slice sized by the time
+ * the last one took (step-size.ts) and waiting for its turn of the event loop among the searches
+ * (turn-queue.ts): shortly after the pipeline commits (`soon`, 5 ms slices, so a view finds little
+ * left to count) and, for what is left, when a view is asked for (25 ms slices: someone is
+ * waiting, but the loop still turns; docs/architecture.md "Concurrency model"). A fixed number of
+ * records per slice held the loop for 40–100 ms on a busy machine. The batch's commit itself
+ * does no extra work.
  * Slices commit without syncing the WAL on the event loop (audit-store.ts `derivedTransaction`):
  * a power loss may undo the newest ones, and those records are counted again.
  * Records never change after insertion and `seq` is never reused (audit-store.ts keeps the
  * newest record); retention's deletions are taken out by the schema's trigger.
  */
+import { TurnQueue } from '../util/turn-queue.js';
 import type { AuditStore } from './audit-store.js';
+import { StepSize } from './step-size.js';
 import {
   DAY_MS,
   HOUR_MS,
@@ -37,11 +42,13 @@ export const RANGE_SHAPE: Readonly<Record<StatsRange, { bucketMs: number; spanMs
 export const TOP_COUNT = 10;
 
 /**
- * Text read per background slice: a 1 MB `What` costs the folder expression about 20 ms, so a
- * slice of a few such records written through the audit API would hold the loop for 100 ms and
- * more; bounded, a large record is counted in a slice of its own.
+ * Text read per slice (What and the details): a slice's size is learnt from the records before
+ * it, so a run of large records written through the audit API after small ones would overshoot
+ * its time; bounded, a large record is counted in a slice of its own.
  */
-const BACKGROUND_SLICE_BYTES = 256 * 1024;
+const SLICE_BYTES = 256 * 1024;
+/** Records per slice at most, however fast they are counted. */
+const MAX_SLICE = 20_000;
 export type { TopDimension };
 
 export interface StatsBucket {
@@ -66,12 +73,14 @@ export interface ActivityStats {
 }
 
 export interface ActivityRollupOptions {
-  /** Records counted per transaction when a view waits. */
-  sliceSize?: number;
-  /** Records counted per transaction in the background, after commits. */
-  backgroundSliceSize?: number;
+  /** Target duration of one slice when a view waits, in milliseconds. */
+  viewStepMs?: number;
+  /** Target duration of one slice in the background, after commits. */
+  backgroundStepMs?: number;
   /** How long after a commit the background count starts (commits in between share it). */
   backgroundDelayMs?: number;
+  /** The turns the agent's searches take (stores.ts); one of its own by default. */
+  turns?: TurnQueue;
   now?: () => number;
 }
 
@@ -82,9 +91,10 @@ export function statsWindow(range: StatsRange, now: number): { from: number; to:
 }
 
 export class ActivityRollup {
-  private readonly sliceSize: number;
-  private readonly backgroundSliceSize: number;
+  private readonly viewStepMs: number;
+  private readonly backgroundStepMs: number;
   private readonly backgroundDelayMs: number;
+  private readonly turns: TurnQueue;
   private readonly now: () => number;
   private running: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
@@ -95,10 +105,10 @@ export class ActivityRollup {
     private readonly store: AuditStore,
     options: ActivityRollupOptions = {},
   ) {
-    this.sliceSize = options.sliceSize ?? 20_000;
-    // About 25 ms of the event loop per slice on the development machine (docs/benchmarks.md).
-    this.backgroundSliceSize = options.backgroundSliceSize ?? 1_000;
+    this.viewStepMs = options.viewStepMs ?? 25;
+    this.backgroundStepMs = options.backgroundStepMs ?? 5;
     this.backgroundDelayMs = options.backgroundDelayMs ?? 1_000;
+    this.turns = options.turns ?? new TurnQueue();
     this.now = options.now ?? Date.now;
     this.statements = this.prepare();
   }
@@ -124,15 +134,13 @@ export class ActivityRollup {
       // The slice's last seq: at most `count` records, and no record after the text counted so
       // far (What and the details, the values the folder and process expressions read) passed
       // `bytes`; the first record always goes, however large.
-      sliceEnd: db
-        .prepare(
-          `SELECT max(seq) FROM (
+      sliceEnd: db.prepare(
+        `SELECT max(seq) AS end, count(*) AS records FROM (
              SELECT seq, sum(size) OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING) - size AS before FROM (
-               SELECT seq, length(CAST(what AS BLOB)) + coalesce(length(CAST(details AS BLOB)), 0) AS size
+               SELECT seq, octet_length(what) + coalesce(octet_length(details), 0) AS size
                  FROM activity_records WHERE seq > @through ORDER BY seq LIMIT @count))
             WHERE before < @bytes`,
-        )
-        .pluck(),
+      ),
       setThrough: db.prepare('UPDATE activity_rollup_state SET through_seq = ? WHERE id = 1'),
       actions: db.prepare(
         `SELECT bucket_ms AS bucket, value, count FROM activity_rollup
@@ -152,15 +160,19 @@ export class ActivityRollup {
   }
 
   /**
-   * Counts one slice of new records; false when the rollup was already up to date. `maxBytes`
-   * bounds the text a slice reads: records written through the audit API may carry megabytes.
+   * Counts one slice of at most `sliceSize` new records; how many it counted, 0 when the rollup
+   * was already up to date. `maxBytes` bounds the text a slice reads: records written through the
+   * audit API may carry megabytes.
    */
-  step(sliceSize = this.sliceSize, maxBytes = Number.MAX_SAFE_INTEGER): boolean {
+  step(sliceSize: number, maxBytes = SLICE_BYTES): number {
     const s = this.statements;
     return this.store.derivedTransaction(() => {
       const through = s.through.get() as number;
-      const end = s.sliceEnd.get({ through, count: sliceSize, bytes: maxBytes }) as number | null;
-      if (end === null) return false;
+      const { end, records } = s.sliceEnd.get({ through, count: sliceSize, bytes: maxBytes }) as {
+        end: number | null;
+        records: number;
+      };
+      if (end === null) return 0;
       ROLLUP_DIMENSIONS.forEach((dimension, i) => {
         const days = new Map<string, number>();
         for (const [bucket, value, count] of s.gather[i]!.all(through, end) as Array<[number, string, number]>) {
@@ -176,7 +188,7 @@ export class ActivityRollup {
         }
       });
       s.setThrough.run(end);
-      return true;
+      return records;
     });
   }
 
@@ -184,11 +196,19 @@ export class ActivityRollup {
    * Brings the rollup up to date; concurrent callers share one run. A view that arrives during a
    * background run waits for it, which counts in small slices but has little left by then.
    */
-  catchUp(sliceSize = this.sliceSize, maxBytes?: number): Promise<void> {
+  catchUp(stepMs = this.viewStepMs): Promise<void> {
     if (this.running) return this.running;
     // `finally` runs after this assignment even when the first step finds nothing to do.
     const run = (async () => {
-      while (!this.stopped && this.step(sliceSize, maxBytes)) await new Promise((resolve) => setImmediate(resolve));
+      const size = new StepSize(stepMs, MAX_SLICE);
+      for (;;) {
+        await this.turns.turn();
+        if (this.stopped) return;
+        const started = performance.now();
+        const counted = this.step(size.current);
+        if (counted === 0) return;
+        size.learn(counted, performance.now() - started);
+      }
     })().finally(() => {
       if (this.running === run) this.running = null;
     });
@@ -202,7 +222,7 @@ export class ActivityRollup {
     this.timer = setTimeout(() => {
       this.timer = null;
       // A failure here (the database file gone) is the view's to report when one is asked for.
-      this.catchUp(this.backgroundSliceSize, BACKGROUND_SLICE_BYTES).catch(() => undefined);
+      this.catchUp(this.backgroundStepMs).catch(() => undefined);
     }, this.backgroundDelayMs);
     this.timer.unref();
   }

@@ -5,7 +5,7 @@
 import type Database from 'better-sqlite3';
 import { CANONICAL_COLUMNS, GENESIS, canonicalRecord, nextChain, rowValues } from './record-chain.js';
 import type { CanonicalRow } from './record-chain.js';
-import { createActivityRollup } from './activity-rollup-schema.js';
+import { createActivityRollup, recountActivityRollup } from './activity-rollup-schema.js';
 
 export type Migration = (db: Database.Database) => void;
 
@@ -124,6 +124,9 @@ export const MIGRATIONS: readonly Migration[] = [
   // 6: the activity rollup: record counts per time bucket for the console's charts
   // (activity-rollup-schema.ts, docs/console.md).
   (db) => createActivityRollup(db),
+  // 7: the rollup's folder expression bounded in cost (a long `What` had rtrim run for seconds):
+  // the trigger with the new expression, and the counts taken again (activity-rollup-schema.ts).
+  (db) => recountActivityRollup(db),
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
