@@ -145,7 +145,13 @@ class Builder {
         folded.push([operator, value]);
       }
     }
-    if (folded.length > 0) parts.push(this.match(`coalesce(${COLUMNS[filter]}, '')`, folded));
+    // Contains sees the field's first characters only: passing just those keeps a 1 MB field
+    // from being copied into JavaScript for each record (docs/security.md F4).
+    const windowed = folded.filter(([operator]) => operator === 'Contains');
+    const whole = folded.filter(([operator]) => operator !== 'Contains');
+    const field = `coalesce(${COLUMNS[filter]}, '')`;
+    if (windowed.length > 0) parts.push(this.match(`substr(${field}, 1, ${SUBSTRING_WINDOW})`, windowed));
+    if (whole.length > 0) parts.push(this.match(field, whole));
     return parts.length === 1 ? parts[0]! : `(${parts.join(' OR ')})`;
   }
 
