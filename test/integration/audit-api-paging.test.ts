@@ -187,7 +187,8 @@ describe('marks over time', () => {
     const json = JSON.parse(Buffer.from(payload, 'base64url').toString());
     json.s = 0; // rewind
     const edited = `${Buffer.from(JSON.stringify(json)).toString('base64url')}.${mac}`;
-    const flipped = `${payload}.${mac.slice(0, -2)}${mac.endsWith('A') ? 'B' : 'A'}${mac.slice(-1)}`;
+    // The second-to-last character holds six bits of the MAC (the last one fewer): change it.
+    const flipped = `${payload}.${mac.slice(0, -2)}${mac.at(-2) === 'A' ? 'B' : 'A'}${mac.slice(-1)}`;
     for (const bad of [edited, flipped, mark.slice(0, 20), 'PG5yPjxuIG49IntFNzA', 'x'.repeat(200)]) {
       const res = await fx.reader.postJson('activity_records/enum', bad);
       expect(res.status, bad).toBe(400);
