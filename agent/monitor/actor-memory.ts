@@ -85,6 +85,11 @@ export class ActorMemory {
     }
   }
 
+  /** Whether events reported `path` removed (a removal not yet recorded). */
+  removalReported(path: string): boolean {
+    return this.entries.get(path)?.removed !== undefined;
+  }
+
   /**
    * Paths that were created and then deleted, both reported by events and neither recorded
    * yet: a file that lived between two comparisons (`tar -x && rm -rf`). A path renamed away

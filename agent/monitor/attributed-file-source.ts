@@ -66,6 +66,7 @@ export class AttributedFileSource implements ActivitySource {
       },
       actorOf: (change) => this.actorOf(change),
       createdAndDeleted: (p) => this.actors.createdAndDeleted(p),
+      removalReported: (p) => this.actors.removalReported(p),
       // A folder made here has a create event for each entry made in it: listing it when it
       // appears would find those entries before their events, and record them without actor.
       listNewFolder: (folder) => !this.actors.createdInPlace(folder),

@@ -73,3 +73,36 @@ export function deferEarlyFolderRemovals(
   }
   return { waiting, expired };
 }
+
+/**
+ * The same for a file: found gone by a listing (its folder was listed for another entry's event)
+ * before the reader took its own delete event. It waits for a later batch, up to `waitMs` after
+ * it was first hinted, unless its events already reported it removed. A file whose inode is
+ * still in `after` under another name is half of a rename and is compared now, with the other
+ * half. `expired`: files that waited in vain (recorded without an actor).
+ */
+export function deferEarlyFileRemovals(
+  before: Map<string, SnapshotEntry>,
+  after: ReadonlyMap<string, SnapshotEntry>,
+  removalReported: (p: string) => boolean,
+  hints: ReadonlyMap<string, number>,
+  now: number,
+  defer: (p: string, firstSeen: number) => void,
+  waitMs = EARLY_REMOVAL_WAIT_MS,
+): { waiting: string[]; expired: number } {
+  const waiting: string[] = [];
+  let expired = 0;
+  let present: Set<string> | null = null; // inodes in `after`, built only when a file is gone
+  for (const [p, entry] of before) {
+    if (entry.dir || after.has(p) || removalReported(p)) continue;
+    present ??= new Set(Array.from(after.values(), (e) => `${e.dev}:${e.ino}`));
+    if (present.has(`${entry.dev}:${entry.ino}`)) continue;
+    if (now - (hints.get(p) ?? now) >= waitMs) expired++;
+    else waiting.push(p);
+  }
+  for (const p of waiting) {
+    before.delete(p);
+    defer(p, hints.get(p) ?? now);
+  }
+  return { waiting, expired };
+}

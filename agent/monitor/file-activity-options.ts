@@ -41,6 +41,8 @@ export interface FileActivitySourceOptions {
   actorOf?: ReconcileContext['actorOf'];
   /** From an attributing source: a path its events say was created and deleted again. */
   createdAndDeleted?: (p: string) => { dir: boolean } | undefined;
+  /** From an attributing source: whether its events reported this path removed. */
+  removalReported?: (p: string) => boolean;
   /** Whether a folder that appeared is listed for what it holds (default: always). */
   listNewFolder?: (folder: string) => boolean;
 }

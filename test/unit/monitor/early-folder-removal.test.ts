@@ -1,10 +1,14 @@
 /**
  * A folder found gone before the removal events of what it held (agent/monitor/early-folder-removal.ts)
  * waits for a later batch, for a bounded time; once every entry inside has its event, or the
- * wait is over, it goes through.
+ * wait is over, it goes through. So does a file found gone before its own delete event.
  */
 import { describe, expect, it } from 'vitest';
-import { deferEarlyFolderRemovals, EARLY_REMOVAL_WAIT_MS } from '../../../agent/monitor/early-folder-removal.js';
+import {
+  deferEarlyFileRemovals,
+  deferEarlyFolderRemovals,
+  EARLY_REMOVAL_WAIT_MS,
+} from '../../../agent/monitor/early-folder-removal.js';
 import { FileTree } from '../../../agent/monitor/file-tree.js';
 import type { SnapshotEntry } from '../../../agent/store/monitor-state.js';
 
@@ -66,5 +70,40 @@ describe('early folder removals', () => {
     const whole = known('/w/d', '/w/d/a.txt', '/w/d/b.txt', '/w/d/sub', '/w/d/sub/c.txt');
     expect(deferEarlyFolderRemovals(whole, new Map(), tree, new Map(), 0, defer)).toEqual({ waiting: [], expired: 0 });
     expect(whole.size).toBe(5);
+  });
+});
+
+describe('early file removals', () => {
+  const known = (...paths: Array<[string, number]>): Map<string, SnapshotEntry> =>
+    new Map(paths.map(([p, ino]) => [p, entry(false, ino)] as const));
+
+  it('holds a gone file back until its delete event is in; one whose event is in goes through', () => {
+    // a.txt was hinted by its close-write event and found gone before the reader took its delete.
+    const before = known(['/w/a.txt', 3], ['/w/b.txt', 4], ['/w/c.txt', 5]);
+    const after = known(['/w/c.txt', 5]);
+    const deferred: Array<[string, number]> = [];
+    const reported = (p: string): boolean => p === '/w/b.txt';
+    const hints = new Map([['/w/a.txt', 1000]]);
+    const result = deferEarlyFileRemovals(before, after, reported, hints, 1200, (p, t) => deferred.push([p, t]));
+    expect(result).toEqual({ waiting: ['/w/a.txt'], expired: 0 });
+    expect(deferred).toEqual([['/w/a.txt', 1000]]); // keeps when it was first hinted
+    expect([...before.keys()]).toEqual(['/w/b.txt', '/w/c.txt']);
+  });
+
+  it('lets a renamed file go with its new name, and a file whose event never came after the wait', () => {
+    const none = (): void => expect.unreachable('nothing is deferred');
+    const never = (): boolean => false;
+    // The same inode under another name: half of a rename, compared now with the other half.
+    const renamed = known(['/w/old.txt', 7]);
+    const result = deferEarlyFileRemovals(renamed, known(['/w/new.txt', 7]), never, new Map(), 0, none);
+    expect(result).toEqual({ waiting: [], expired: 0 });
+    expect(renamed.has('/w/old.txt')).toBe(true);
+    const late = known(['/w/a.txt', 3]);
+    const hints = new Map([['/w/a.txt', 0]]);
+    expect(deferEarlyFileRemovals(late, new Map(), never, hints, EARLY_REMOVAL_WAIT_MS, none)).toEqual({
+      waiting: [],
+      expired: 1,
+    });
+    expect(late.has('/w/a.txt')).toBe(true);
   });
 });
