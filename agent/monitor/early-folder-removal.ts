@@ -60,18 +60,10 @@ export function deferEarlyFolderRemovals(
     return result;
   };
 
-  const waiting: string[] = [];
-  let expired = 0;
-  for (const p of gone) {
-    if (complete(p)) continue;
-    if (now - (hints.get(p) ?? now) >= waitMs) expired++;
-    else waiting.push(p);
-  }
-  for (const p of waiting) {
-    before.delete(p);
-    defer(p, hints.get(p) ?? now);
-  }
-  return { waiting, expired };
+  return holdBack(
+    gone.filter((p) => !complete(p)),
+    { before, hints, now, defer, waitMs },
+  );
 }
 
 /**
@@ -90,19 +82,32 @@ export function deferEarlyFileRemovals(
   defer: (p: string, firstSeen: number) => void,
   waitMs = EARLY_REMOVAL_WAIT_MS,
 ): { waiting: string[]; expired: number } {
-  const waiting: string[] = [];
-  let expired = 0;
+  const early: string[] = [];
   let present: Set<string> | null = null; // inodes in `after`, built only when a file is gone
   for (const [p, entry] of before) {
     if (entry.dir || after.has(p) || removalReported(p)) continue;
     present ??= new Set(Array.from(after.values(), (e) => `${e.dev}:${e.ino}`));
-    if (present.has(`${entry.dev}:${entry.ino}`)) continue;
-    if (now - (hints.get(p) ?? now) >= waitMs) expired++;
-    else waiting.push(p);
+    if (!present.has(`${entry.dev}:${entry.ino}`)) early.push(p);
   }
+  return holdBack(early, { before, hints, now, defer, waitMs });
+}
+
+/** Defers the early removals that have waited less than `waitMs` since first hinted; counts the rest. */
+function holdBack(
+  early: readonly string[],
+  batch: {
+    before: Map<string, SnapshotEntry>;
+    hints: ReadonlyMap<string, number>;
+    now: number;
+    defer: (p: string, firstSeen: number) => void;
+    waitMs: number;
+  },
+): { waiting: string[]; expired: number } {
+  const { before, hints, now, defer, waitMs } = batch;
+  const waiting = early.filter((p) => now - (hints.get(p) ?? now) < waitMs);
   for (const p of waiting) {
     before.delete(p);
     defer(p, hints.get(p) ?? now);
   }
-  return { waiting, expired };
+  return { waiting, expired: early.length - waiting.length };
 }
