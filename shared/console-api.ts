@@ -652,7 +652,13 @@ export interface ActivityStatsResponse {
 export interface FleetStatusView {
   /** The fleet database's URL without its password; null when this agent is no member. */
   database: string | null;
-  state: 'connected' | 'unreachable' | 'alone';
+  /**
+   * `unreachable`: no answer (network, server down); `refused`: the database answered and refuses
+   * this agent until someone acts (not UTF-8, a newer Vigil's schema, password, privileges).
+   */
+  state: 'connected' | 'unreachable' | 'refused' | 'alone';
+  /** Why the database is not in use, as the driver or the schema check put it; null otherwise. */
+  problem: string | null;
   /** Records committed here and not yet in the fleet database. */
   backlog: number;
   members: Array<{ id: string; host: string | null; lastSeen: string | null; status: 'OK' | 'Warning' }>;

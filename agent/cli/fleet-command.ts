@@ -75,7 +75,7 @@ export async function runFleetCommand(argv: string[]): Promise<number> {
             removeFleetPassword(paths.root);
           },
         });
-        result = { database: null, state: 'alone', backlog: 0, members: [] } satisfies FleetStatusView;
+        result = { database: null, state: 'alone', problem: null, backlog: 0, members: [] } satisfies FleetStatusView;
         break;
       case 'status':
         result = await withAdminTarget<FleetStatusView>(dataDir, {

@@ -18,15 +18,17 @@ import {
 import { dropPartitionsBefore, ensurePartitions, migrateFleet } from './pg-schema.js';
 import { RecordForwarder } from './record-forwarder.js';
 import type { PacingOptions } from './reconnect-pacing.js';
-
-export type FleetState = 'connected' | 'unreachable';
+import type { FleetState } from './fleet-state.js';
 
 export interface FleetMembership {
   readonly pool: pg.Pool;
   /** The fleet database's URL, without password. */
   readonly database: string;
   state(): FleetState;
+  /** Since when the database is unreachable or refuses this agent; null while connected. */
   unreachableSince(): Date | null;
+  /** Why the last attempt failed; '' while connected. */
+  problem(): string;
   /** Local records not yet in the fleet database. */
   backlog(): number;
   /** Resolves when the local record with this seq is in the fleet database; rejects if unreachable. */
@@ -104,6 +106,7 @@ export async function startFleetMembership(options: FleetMembershipOptions): Pro
     database: options.database,
     state: () => forwarder.state(),
     unreachableSince: () => forwarder.unreachableSince(),
+    problem: () => forwarder.problem(),
     backlog: () => forwarder.backlog(),
     waitForwarded: (seq, timeoutMs) => forwarder.waitForwarded(seq, timeoutMs),
     nudge: () => forwarder.nudge(),

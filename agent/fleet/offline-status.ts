@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import type { FleetMembershipSettings } from '../config/fleet-membership-schema.js';
 import { openFleetPool } from './fleet-connection.js';
+import { failureState } from './fleet-state.js';
 import { listMembers } from './fleet-registry.js';
 import type { FleetStatusView } from './fleet-service.js';
 
@@ -33,7 +34,7 @@ export async function offlineFleetStatus(
   dataDir: string,
   auditDb: string,
 ): Promise<FleetStatusView> {
-  if (!fleet) return { database: null, state: 'alone', backlog: 0, members: [] };
+  if (!fleet) return { database: null, state: 'alone', problem: null, backlog: 0, members: [] };
   const backlog = localBacklog(auditDb, fleet.database);
   const pool = openFleetPool(fleet, dataDir, { max: 1, connectionTimeoutMillis: 5_000 });
   try {
@@ -41,11 +42,13 @@ export async function offlineFleetStatus(
     return {
       database: fleet.database,
       state: 'connected',
+      problem: null,
       backlog,
       members: members.map((m) => ({ id: m.id, host: m.host, lastSeen: m.lastSeen, status: m.status })),
     };
-  } catch {
-    return { database: fleet.database, state: 'unreachable', backlog, members: [] };
+  } catch (error) {
+    const problem = (error as Error).message;
+    return { database: fleet.database, state: failureState(error), problem, backlog, members: [] };
   } finally {
     await pool.end().catch(() => undefined);
   }

@@ -35,6 +35,7 @@ import type { SqliteAuditRecords } from '../store/sqlite-audit-records.js';
 import type { TurnQueue } from '../util/turn-queue.js';
 import { copyOutValue, inlineLiterals } from './copy-out.js';
 import { queryWhileReachable, whileReachable } from './fleet-connection.js';
+import type { FleetState } from './fleet-state.js';
 import { compilePgSearch } from './pg-audit-query.js';
 import { PageSeqs } from './page-seqs.js';
 import { cutSlices, storedBytesSql, toRawRow, RECORD_COLUMNS, PAGE_JSON_SQL } from './pg-audit-rows.js';
@@ -42,7 +43,7 @@ import { cutSlices, storedBytesSql, toRawRow, RECORD_COLUMNS, PAGE_JSON_SQL } fr
 /** What the store needs of the agent's fleet membership (fleet-membership.ts). */
 export interface FleetAccess {
   readonly pool: pg.Pool;
-  state(): 'connected' | 'unreachable';
+  state(): FleetState;
   waitForwarded(seq: number, timeoutMs: number): Promise<void>;
   nudge(): void;
 }

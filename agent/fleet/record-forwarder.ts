@@ -13,6 +13,7 @@ import type pg from 'pg';
 import type { Logger } from '../log/logger.js';
 import { queryWhileReachable } from './fleet-connection.js';
 import { COPY_LINES, insertCopyText, type CopyBatch, type InsertTiming } from './forward-copy.js';
+import { failureState, type FleetState } from './fleet-state.js';
 import { ReconnectPacing, type PacingOptions } from './reconnect-pacing.js';
 
 export interface ForwarderOptions {
@@ -61,6 +62,8 @@ export class RecordForwarder {
   private readonly pacing: ReconnectPacing;
   private cursor: number;
   private connected = false;
+  /** How the last attempt failed, while not connected. */
+  private failure: 'unreachable' | 'refused' = 'unreachable';
   private downSince: Date | null = null;
   private lastError = '';
   private stopped = false;
@@ -93,15 +96,15 @@ export class RecordForwarder {
     return this.firstAttempt;
   }
 
-  state(): 'connected' | 'unreachable' {
-    return this.connected ? 'connected' : 'unreachable';
+  state(): FleetState {
+    return this.connected ? 'connected' : this.failure;
   }
 
   unreachableSince(): Date | null {
     return this.downSince;
   }
 
-  /** Why the last attempt failed (no password or URL in it: driver messages name neither). */
+  /** Why the last attempt failed, '' when connected (no password or URL in it: driver messages name neither). */
   problem(): string {
     return this.lastError;
   }
@@ -232,14 +235,18 @@ export class RecordForwarder {
   }
 
   private markUnreachable(error: Error): void {
-    if (this.connected || this.downSince === null) {
-      this.options.log.warn('fleet database unreachable', { error: error.message });
+    const failure = failureState(error);
+    if (this.connected || this.downSince === null || failure !== this.failure) {
+      this.options.log.warn(`fleet database ${failure}`, { error: error.message });
     }
     this.connected = false;
+    this.failure = failure;
     this.downSince ??= new Date();
     this.lastError = error.message;
     // A schema problem may have been the cause: check again when it comes back.
     this.prepared = false;
-    this.failWaiters(`the fleet database is unreachable (${error.message})`);
+    this.failWaiters(
+      `the fleet database ${failure === 'refused' ? 'refused this agent' : 'is unreachable'} (${error.message})`,
+    );
   }
 }

@@ -91,13 +91,21 @@ export function createFleetService(deps: FleetSetupDeps): FleetService {
     await changes;
     const current = membership;
     if (!current) {
-      return { database: settings.current.fleet?.database ?? null, state: 'alone', backlog: 0, members: [] };
+      return {
+        database: settings.current.fleet?.database ?? null,
+        state: 'alone',
+        problem: null,
+        backlog: 0,
+        members: [],
+      };
     }
     // Known unreachable: answer now with what the member knows, rather than wait for a connection to fail.
-    const members = current.state() === 'connected' ? ((await current.members().catch(() => null)) ?? []) : [];
+    const state = current.state();
+    const members = state === 'connected' ? ((await current.members().catch(() => null)) ?? []) : [];
     return {
       database: current.database,
-      state: current.state(),
+      state,
+      problem: state === 'connected' ? null : current.problem(),
       backlog: current.backlog(),
       members: members.map((m) => ({ id: m.id, host: m.host, lastSeen: m.lastSeen, status: m.status })),
     };
@@ -131,7 +139,11 @@ export function createFleetService(deps: FleetSetupDeps): FleetService {
       const current = membership;
       const since = current?.unreachableSince();
       if (!current || !since) return null;
-      return `fleet database unreachable since ${since.toISOString()}, ${current.backlog()} records waiting`;
+      const waiting = `${current.backlog()} records waiting`;
+      if (current.state() === 'refused') {
+        return `fleet database refuses this agent since ${since.toISOString()} (${current.problem()}), ${waiting}`;
+      }
+      return `fleet database unreachable since ${since.toISOString()}, ${waiting}`;
     },
     async start() {
       started = true;

@@ -1,7 +1,8 @@
 /**
  * The console's fleet section (Settings) in Chromium against a real PostgreSQL: an agent that is
  * no member says so; a wrong URL is refused under its field; joining with the password makes the
- * agent a member at once (state, members, the password never shown again); leaving ends it.
+ * agent a member at once (state, members, the password never shown again); leaving ends it; a
+ * wrong password leaves it `refused`, with the server's reason shown.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
@@ -17,6 +18,7 @@ describe('console fleet section', () => {
   let agent: TestAgent;
   let browser: Browser;
   let page: Page;
+  const state = () => page.locator('#fleet-state');
 
   beforeAll(async () => {
     ensureRendererBuilt();
@@ -35,8 +37,7 @@ describe('console fleet section', () => {
 
   it('joins a fleet with its password, lists this agent as a member, and leaves it', async () => {
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Settings' }).click();
-    const state = page.locator('#fleet-state');
-    await state.filter({ hasText: 'not a fleet member' }).waitFor();
+    await state().filter({ hasText: 'not a fleet member' }).waitFor();
 
     await page.getByLabel('PostgreSQL URL').fill('mysql://somewhere/db');
     await page.getByRole('button', { name: 'Join' }).click();
@@ -47,8 +48,8 @@ describe('console fleet section', () => {
     await page.getByLabel('PostgreSQL URL').fill(server.url);
     await page.getByLabel('Password (kept owner-only, never shown again)').fill(server.password);
     await page.getByRole('button', { name: 'Join' }).click();
-    await state.filter({ hasText: 'Connected to the fleet database.' }).waitFor({ timeout: 30_000 });
-    expect(await state.textContent()).toContain(server.url);
+    await state().filter({ hasText: 'Connected to the fleet database.' }).waitFor({ timeout: 30_000 });
+    expect(await state().textContent()).toContain(server.url);
     expect(agent.fleet.current()).not.toBeNull();
     const members = page.getByRole('table', { name: 'Fleet members' });
     await members.getByRole('cell', { name: agent.agentId, exact: true }).waitFor({ timeout: 30_000 });
@@ -56,7 +57,18 @@ describe('console fleet section', () => {
     await screenshot(page, 'fleet-settings-member');
 
     await page.getByRole('button', { name: 'Leave the fleet' }).click();
-    await state.filter({ hasText: 'not a fleet member' }).waitFor();
+    await state().filter({ hasText: 'not a fleet member' }).waitFor();
     expect(agent.fleet.current()).toBeNull();
   }, 90_000);
+
+  it('says when the database refuses this agent, and why', async () => {
+    await page.getByLabel('PostgreSQL URL').fill(server.url);
+    await page.getByLabel('Password (kept owner-only, never shown again)').fill('not-the-password');
+    await page.getByRole('button', { name: 'Join' }).click();
+    await state().filter({ hasText: 'answers but refuses this agent' }).waitFor({ timeout: 30_000 });
+    expect(await page.locator('#fleet-problem').textContent()).toMatch(/password authentication failed/);
+    await screenshot(page, 'fleet-settings-refused');
+    await page.getByRole('button', { name: 'Leave the fleet' }).click();
+    await state().filter({ hasText: 'not a fleet member' }).waitFor();
+  }, 60_000);
 });

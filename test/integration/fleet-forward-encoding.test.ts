@@ -177,7 +177,8 @@ describe('forwarding awkward strings', () => {
     await forwarder.start();
     await forwarder.stop();
     store.close();
-    expect(forwarder.state()).toBe('unreachable');
+    // The database answered and refuses the record: `refused` (agent/fleet/fleet-state.ts).
+    expect(forwarder.state()).toBe('refused');
     expect(forwarder.problem()).toMatch(/0x00/);
     expect(forwarder.forwardedSeq()).toBe(0);
     expect(await fleetRows('AGENT-NUL')).toEqual([]);

@@ -14,6 +14,8 @@ const STATE_TEXT: Record<FleetStatusView['state'], string> = {
   alone: 'This agent is not a fleet member: its records stay in its own audit database.',
   connected: 'Connected to the fleet database.',
   unreachable: 'The fleet database cannot be reached: records wait here and are forwarded when it returns.',
+  refused:
+    'The fleet database answers but refuses this agent: records wait here until the database or the membership is put right.',
 };
 
 function Members({ fleet }: { fleet: FleetStatusView }) {
@@ -83,6 +85,11 @@ export function FleetPanel() {
             ) : null}
             {f.backlog > 0 ? ` ${formatCount(f.backlog)} records waiting.` : ''}
           </p>
+          {f.problem ? (
+            <p id="fleet-problem" class="error">
+              {f.problem}
+            </p>
+          ) : null}
           <Members fleet={f} />
           {f.database ? (
             <button type="button" disabled={busy} onClick={() => void act(() => api.leaveFleet())}>
