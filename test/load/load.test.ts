@@ -146,13 +146,17 @@ async function load(
   return result;
 }
 
+let tokenAttempts = 0;
+
 describe(`${CONNECTIONS} connections for ${DURATION_S} s (L01, L03, L04)`, () => {
   it('L01 POST /api/v1/token: every request gets a token', async () => {
     // 200 clients: a client gets at most TOKEN_REQUESTS_PER_CLIENT tokens a minute
     // (docs/authentication.md), far below what 200 connections ask of the endpoint.
     const forms: string[] = [];
+    // A retried attempt (vitest.load.config.ts) adds its own clients: names are unique.
+    const attempt = ++tokenAttempts;
     for (let i = 0; i < CONNECTIONS; i++) {
-      const client = await addClient(agent, ['read'], `load client ${i}`);
+      const client = await addClient(agent, ['read'], `load client ${attempt}.${i}`);
       forms.push(
         new URLSearchParams({
           grant_type: 'client_credentials',
