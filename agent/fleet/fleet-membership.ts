@@ -86,15 +86,19 @@ export async function startFleetMembership(options: FleetMembershipOptions): Pro
     },
   });
   const timers: NodeJS.Timeout[] = [];
-  const every = (ms: number, work: () => Promise<void>, what: string): void => {
+  const every = (ms: number, work: () => Promise<void>, what: string, onFailure?: (error: Error) => void): void => {
     const timer = setInterval(() => {
       if (forwarder.state() !== 'connected') return;
-      work().catch((error: Error) => log.warn(`fleet ${what} failed`, { error: error.message }));
+      work().catch((error: Error) => {
+        log.warn(`fleet ${what} failed`, { error: error.message });
+        onFailure?.(error);
+      });
     }, ms);
     timer.unref();
     timers.push(timer);
   };
-  every(options.heartbeatMs ?? HEARTBEAT_MS, register, 'heartbeat');
+  // A failed heartbeat is how an idle member learns the database is gone.
+  every(options.heartbeatMs ?? HEARTBEAT_MS, register, 'heartbeat', (error) => forwarder.reportFailure(error));
   every(options.upkeepMs ?? 3_600_000, upkeep, 'partition upkeep');
   await forwarder.start();
   if (forwarder.state() === 'connected') {

@@ -146,6 +146,16 @@ export class RecordForwarder {
     });
   }
 
+  /**
+   * Another query of the membership failed (the heartbeat): an idle forwarder, which sends
+   * nothing, would otherwise say `connected` until it next had records. It tries again at once.
+   */
+  reportFailure(error: Error): void {
+    if (this.stopped) return;
+    this.markUnreachable(error);
+    this.nudge();
+  }
+
   /** Looks for new records now instead of at the next poll. */
   nudge(): void {
     this.wake?.();
