@@ -8,7 +8,7 @@
 export type ErrorCategory = 'XMLError' | 'InputError' | 'ServerError';
 
 export const ErrorCodes = {
-  /** A parameter or value does not convert to its type (the replaced product's code for `count`). */
+  /** A parameter or value does not convert to its type (the replaced product's code for `count`, docs/audit-api.md). */
   conversion: '0x80040204',
   /** A value converts but is not acceptable: unknown filter, operator, field, too many values. */
   invalidArgument: '0x80070057',
@@ -33,7 +33,7 @@ export const ErrorCodes = {
   xmlLimit: '0xC00CE577',
   /** XML: well-formed, but not this API's document (root, namespace, element, attribute). */
   xmlSchema: '0xC00CE55A',
-  /** The audit database cannot be reached (the replaced product's code for a lost database). */
+  /** The audit database cannot be reached (the replaced product's code, docs/audit-api.md). */
   databaseUnreachable: '0x80040C0A',
   /** Anything else that went wrong inside the agent. */
   internal: '0x80004005',

@@ -29,7 +29,7 @@ export function xmlText(value: string): string {
 const element = (name: string, value: string | undefined): string =>
   value === undefined ? '' : `<${name}>${xmlText(value)}</${name}>`;
 
-/** One ActivityRecord element, fields in the order of the replaced product's examples. */
+/** One ActivityRecord element, fields in the order of the replaced product's examples (docs/audit-api.md). */
 export function recordXml(r: ActivityRecord): string {
   let out = '<ActivityRecord>';
   if (r.MonitoringPlan) {

@@ -1,5 +1,5 @@
 /**
- * One log line per record. TSV columns, in this order (docs/activity-pipeline.md, after the
+ * One log line per record. TSV columns, in this order (after the
  * replaced product's file-activity TSV, docs/activity-pipeline.md):
  *
  *   1 Time (UTC)     `YYYY-MM-DDTHH:MM:SS.mmmZ`

@@ -114,7 +114,7 @@ describe('400 InputError: parameters and values that do not convert or do not fi
     expect(json.Description).toMatch(/count/);
   });
 
-  it('count=FIVE carries the conversion code of the replaced product', async () => {
+  it('count=FIVE carries the conversion code of the replaced product (docs/audit-api.md "Errors")', async () => {
     const error = expectXmlError(
       await fx.reader.request({ path: 'activity_records/enum?count=FIVE' }),
       400,

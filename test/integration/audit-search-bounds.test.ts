@@ -1,6 +1,6 @@
 /**
  * Searches whose cost per record was unbounded (docs/security.md F3, F4): the planted records and
- * the searches of the second security audit, sent to a running agent while the console is
+ * the searches of docs/security.md F3 and F4, sent to a running agent while the console is
  * pinged every 10 ms. The agent is one thread, so a search that holds it shows as a slow ping.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,12 +31,12 @@ const foldValue = (i: number, length: number): string => `é${String(i).padStart
 
 beforeAll(async () => {
   fx = await startAuditFixture();
-  // The report's 20 writes of 1,000 ordinary records, stored directly (what is measured is the search).
+  // docs/security.md F4's 20 writes of 1,000 ordinary records, stored directly (what is measured is the search).
   const ordinary = Array.from({ length: 20_000 }, (_, i) => record(`HOST\\user${i % 50}`, `/srv/share/doc-${i}.txt`));
   ordinary.push(record('zz', '/srv/zz/plain.txt'), record('zz', `/srv/zz/${foldValue(2, 40)}.txt`));
   ordinary.push(record('zz', '/srv/zz/other.txt'));
   await fx.insert(ordinary);
-  // The planted records, written by a contributor as the report did: three per 4 MiB request.
+  // The planted records, written by a contributor as docs/security.md F3 describes: three per 4 MiB request.
   for (const batch of [
     [PLANTED, PLANTED, PLANTED],
     [PLANTED, PLANTED, NEAR],

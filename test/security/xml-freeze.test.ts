@@ -1,5 +1,5 @@
 /**
- * docs/security.md F2 over HTTP: the report's K×N documents (a root with K namespace
+ * docs/security.md F2 over HTTP: its K×N documents (a root with K namespace
  * declarations over N children) sent to a running agent while the console is pinged every
  * 10 ms. Before the fix one 62 KB audit search stalled every listener 1.1 s and one 126 KB policy
  * 23 s (the agent is one thread); now each is refused with the right 400 while the console keeps
@@ -30,7 +30,7 @@ const postPolicy = (body: string) =>
   });
 
 /**
- * The report's payload: K ≈ bytes/28 declarations `xmlns:pNN="u"` on the root, then as many
+ * The payload of docs/security.md F2: K ≈ bytes/28 declarations `xmlns:pNN="u"` on the root, then as many
  * children `<a/>` as fit in `bytes`.
  */
 function kByN(bytes: number, root: string, rootNamespace = ''): string {

@@ -52,7 +52,7 @@ describe('parseXmlDocument', () => {
 describe('parseXmlDocument limits (docs/security.md F2)', () => {
   const limits = { maxDepth: 8, maxElements: 1000, maxAttributes: 32, maxNamespaceDeclarations: 16 };
   const open = { maxDepth: 8, maxElements: 1e9, maxAttributes: 1e9, maxNamespaceDeclarations: 1e9 };
-  /** The report's payload: a root with K namespace declarations over N empty children. */
+  /** The payload of docs/security.md F2: a root with K namespace declarations over N empty children. */
   const kByN = (k: number, n: number): string =>
     `<r${Array.from({ length: k }, (_, i) => ` xmlns:p${i.toString(36)}="u"`).join('')}>${'<a/>'.repeat(n)}</r>`;
   const timed = (run: () => unknown): number => {
@@ -88,7 +88,7 @@ describe('parseXmlDocument limits (docs/security.md F2)', () => {
     expect(parseXmlDocument(xml, limits).children).toHaveLength(1);
   });
 
-  it('refuses the 62 KB K×N document of the report in milliseconds (was 1.1 s)', () => {
+  it('refuses the 62 KB K×N document of docs/security.md F2 in milliseconds (was 1.1 s)', () => {
     const xml = kByN(2340, 7609);
     expect(() => parseXmlDocument(xml, limits)).toThrow(/namespace declarations/);
     expect(timed(() => parseXmlDocument(xml, limits))).toBeLessThan(50);
