@@ -18,7 +18,7 @@ import type { SnapshotEntry } from '../store/monitor-state.js';
 import type { ActivitySource, ActivitySourceStatus } from './activity-source.js';
 import { ChangeCollector, submitChanges } from './change-collector.js';
 import { CoverageMatcher } from './coverage.js';
-import { deferEarlyFileRemovals, deferEarlyFolderRemovals } from './early-folder-removal.js';
+import { deferEarlyFileRemovals, deferEarlyFolderRemovals } from './early-removal.js';
 import type { FileActivitySourceOptions } from './file-activity-options.js';
 import { FileTree } from './file-tree.js';
 import { FolderHealth } from './folder-health.js';
@@ -176,18 +176,17 @@ export class FileActivitySource implements ActivitySource {
     await this.lister.look(hints.keys(), this.tree, before, after);
     await this.lister.expandNewFolders(this.tree, before, after, this.options.listNewFolder);
     const deferred = this.batcher.deferHotFiles(before, after, hints, now);
-    if (this.options.actorOf) {
+    const reported = this.options.removalReported;
+    if (reported) {
+      // An attributing source: what was found gone before its delete events waits for them.
       const defer = (p: string, firstSeen: number): void => this.batcher.defer(p, firstSeen);
-      const early = deferEarlyFolderRemovals(before, after, this.tree, hints, now, defer);
-      for (const p of early.waiting) deferred.add(p);
-      this.counters.earlyRemovalsExpired += early.expired; // folders that waited in vain for their entries' events
-    }
-    if (this.options.removalReported) {
-      const early = deferEarlyFileRemovals(before, after, this.options.removalReported, hints, now, (p, t) =>
-        this.batcher.defer(p, t),
-      );
-      for (const p of early.waiting) deferred.add(p);
-      this.counters.earlyRemovalsExpired += early.expired; // files whose delete event never came
+      for (const early of [
+        deferEarlyFolderRemovals(before, after, this.tree, hints, now, defer),
+        deferEarlyFileRemovals(before, after, reported, hints, now, defer),
+      ]) {
+        for (const p of early.waiting) deferred.add(p);
+        this.counters.earlyRemovalsExpired += early.expired; // removals whose events never came
+      }
     }
     const collector = new ChangeCollector();
     const missing = this.health.missingRoots.size;

@@ -1,4 +1,7 @@
 /**
+ * Removals found by a listing before their delete events were read, with an attributing source
+ * (attributed-file-source.ts): they wait for a later batch, for a bounded time.
+ *
  * A folder found gone while entries known inside it had no event in this batch: with an
  * attributing source, their removal events are most likely still on their way (the reader
  * behind a burst of `rm -r`; each entry's delete is queued before its folder's). Recording the

@@ -1,5 +1,5 @@
 /**
- * A folder found gone before the removal events of what it held (agent/monitor/early-folder-removal.ts)
+ * A folder found gone before the removal events of what it held (agent/monitor/early-removal.ts)
  * waits for a later batch, for a bounded time; once every entry inside has its event, or the
  * wait is over, it goes through. So does a file found gone before its own delete event.
  */
@@ -8,7 +8,7 @@ import {
   deferEarlyFileRemovals,
   deferEarlyFolderRemovals,
   EARLY_REMOVAL_WAIT_MS,
-} from '../../../agent/monitor/early-folder-removal.js';
+} from '../../../agent/monitor/early-removal.js';
 import { FileTree } from '../../../agent/monitor/file-tree.js';
 import type { SnapshotEntry } from '../../../agent/store/monitor-state.js';
 
