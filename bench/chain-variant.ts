@@ -1,26 +1,30 @@
 /**
- * The ingest benchmarks compare a store that chains as the agent does with the same store whose
- * chain values come from elsewhere (the whole batch hashed before its inserts, by node:crypto, or
- * zeros for "without the chain"). `AuditStore.startChain` is the one place a batch's chain values
- * come from; this replaces it on one store.
+ * The ingest benchmarks compare a store that chains as the agent does (SQLite computing each
+ * row's chain value as it inserts it: `vigil_chain(…)`, when the addon is built) with the same
+ * store whose chain values come from elsewhere: a constant in the same INSERTs ("without the
+ * chain"), or computed by node:crypto before the inserts and bound (`AuditStore.chainValues`; the
+ * store opened with `chainInJavaScript`, as it runs without the addon).
  */
 import type { AuditStore } from '../agent/store/audit-store.js';
-import { CHAIN_BYTES, type BatchChains } from '../agent/store/record-chain.js';
+import { CHAIN_BYTES } from '../agent/store/record-chain.js';
 
 /** A batch's chain values from `previous` and its bound values, `rows` rows of `stride` each. */
 export type ChainValues = (previous: Buffer, values: unknown[], rows: number, stride: number) => Buffer;
 
-export function replaceChain(store: AuditStore, chainValues: ChainValues): void {
-  (store as unknown as { startChain: (...a: [Buffer, unknown[], number, number]) => BatchChains }).startChain = (
-    previous,
-    values,
-    rows,
-    stride,
-  ) => {
-    const chains = chainValues(previous, values, rows, stride);
-    return { upTo: () => chains };
-  };
+function replaceChain(store: AuditStore, chainValues: ChainValues): void {
+  (store as unknown as { chainValues: ChainValues }).chainValues = chainValues;
 }
 
-/** "Without the chain": zeros, the store's work otherwise unchanged. */
-export const zeroChain: ChainValues = (_previous, _values, rows) => Buffer.alloc(rows * CHAIN_BYTES);
+/** Zeros for chain values computed before the inserts. */
+const zeroChain: ChainValues = (_previous, _values, rows) => Buffer.alloc(rows * CHAIN_BYTES);
+
+/**
+ * "Without the chain": the agent's INSERTs with each row's chain value 32 zero bytes instead of
+ * `vigil_chain(…)`, the store's work otherwise unchanged (call before the first insert). Without
+ * the addon, zeros bound in place of the chain values computed before the inserts.
+ */
+export function withoutChain(store: AuditStore): void {
+  const fields = store as unknown as { chainExpression: string | null };
+  if (fields.chainExpression === null) replaceChain(store, zeroChain);
+  else fields.chainExpression = 'zeroblob(32)';
+}

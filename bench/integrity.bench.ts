@@ -1,7 +1,7 @@
 /**
  * Cost of tamper evidence (docs/integrity.md, docs/benchmarks.md):
  * 1. ingest: the same batches stored through AuditStore.insertBatch into three stores, batch by
- *    batch in turn: one chaining as the agent does (the native addon, a slice at a time), one
+ *    batch in turn: one chaining as the agent does (SQLite, through the native addon), one
  *    whose chain values are zeros (the store without the chain's work), one chaining through
  *    the node:crypto fallback; the chain's cost is the first against the second, in wall time
  *    and in CPU time (`process.cpuUsage`, all threads);
@@ -18,8 +18,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { AuditStore } from '../agent/store/audit-store.js';
 import { chainAddon } from '../agent/store/chain-addon.js';
-import { chainRowsJs } from '../agent/store/record-chain.js';
-import { replaceChain, zeroChain } from './chain-variant.js';
+import { withoutChain } from './chain-variant.js';
 import type { verifyStore as VerifyStore } from '../agent/integrity/verify-store.js';
 import type { NewActivityRecord } from '../shared/activity-record.js';
 
@@ -43,9 +42,9 @@ type Variant = 'chained' | 'unchained' | 'fallback';
 
 /** A store of the variant: its chain values as the agent computes them, zeros, or by node:crypto. */
 function openStore(dir: string, variant: Variant): AuditStore {
-  const store = AuditStore.open({ file: path.join(dir, `${variant}.db`), synchronous: 'NORMAL' });
-  if (variant === 'unchained') replaceChain(store, zeroChain);
-  if (variant === 'fallback') replaceChain(store, chainRowsJs);
+  const file = path.join(dir, `${variant}.db`);
+  const store = AuditStore.open({ file, synchronous: 'NORMAL', chainInJavaScript: variant === 'fallback' });
+  if (variant === 'unchained') withoutChain(store);
   return store;
 }
 

@@ -2,9 +2,9 @@
  * The agent's ingest path as the pipeline benchmarks run it (bench/pipeline-ingest.ts,
  * bench/chain-cost.bench.ts): file changes normalised into activity records, the bounded
  * queue, an AuditStore in its own folder and a LogFile output writing TSV and its sidecar, with
- * the store's chain computed as the agent does ('chained': each INSERT's rows just before they
- * are bound), for the whole batch before its inserts ('inline'), or replaced by zeros
- * ('unchained': the same work without the chain).
+ * the store's chain computed as the agent does ('chained': by SQLite as it inserts each row), by
+ * node:crypto for the whole batch before its inserts ('fallback': the store without the native
+ * addon), or replaced by zeros ('unchained': the same work without the chain).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,10 +18,9 @@ import { Pipeline } from '../agent/pipeline/pipeline.js';
 import { AuditStore } from '../agent/store/audit-store.js';
 import { OutputPositions } from '../agent/store/output-positions.js';
 import { StatusRegistry } from '../agent/status/status-registry.js';
-import { chainRows } from '../agent/store/record-chain.js';
-import { replaceChain, zeroChain } from './chain-variant.js';
+import { withoutChain } from './chain-variant.js';
 
-export type Variant = 'chained' | 'inline' | 'unchained';
+export type Variant = 'chained' | 'fallback' | 'unchained';
 
 export const account = localAccount();
 export const host = { id: 'bench-host', host: 'bench' };
@@ -57,9 +56,8 @@ export async function openBenchPipeline(dir: string, variant: Variant): Promise<
     }),
   );
   const settings = await SettingsStore.open(settingsFile);
-  const store = AuditStore.open({ file: path.join(dir, 'audit.db') });
-  if (variant === 'inline') replaceChain(store, chainRows);
-  if (variant === 'unchained') replaceChain(store, zeroChain);
+  const store = AuditStore.open({ file: path.join(dir, 'audit.db'), chainInJavaScript: variant === 'fallback' });
+  if (variant === 'unchained') withoutChain(store);
   const logsDir = path.join(dir, 'logs');
   const outputs = new OutputManager({
     settings,

@@ -17,7 +17,14 @@
     },
     {
       "target_name": "vigil_chain",
-      "sources": ["src/chain/chain_batch.cc", "src/chain/canonical_json.cc", "src/chain/log_digest.cc", "src/chain/log_digest_addon.cc"],
+      "sources": [
+        "src/chain/chain_batch.cc",
+        "src/chain/canonical_json.cc",
+        "src/chain/log_digest.cc",
+        "src/chain/log_digest_addon.cc",
+        "src/chain/sqlite_chain.cc"
+      ],
+      "include_dirs": ["<!(node -p \"require('path').join(require('path').dirname(require.resolve('better-sqlite3/package.json')), 'deps', 'sqlite3')\")"],
       "defines": ["NAPI_VERSION=8"],
       "cflags": ["-Wall", "-Wextra", "-Werror"],
       "cflags_cc": ["-std=c++17", "-O3", "-Wall", "-Wextra", "-Werror"],

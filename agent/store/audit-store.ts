@@ -12,8 +12,9 @@ import { migrate } from './audit-schema.js';
 import { RidGenerator } from './rid.js';
 import { BACKSTOP_PAGES, WalCheckpointer } from './wal-checkpointer.js';
 import { DatabaseOpenError, openProblem } from './database-open-error.js';
-import { CHAIN_BYTES, GENESIS, startChainRows } from './record-chain.js';
-import type { BatchChains, CanonicalRow } from './record-chain.js';
+import { loadChainFunction } from './chain-addon.js';
+import { CHAIN_BYTES, GENESIS, chainRowsJs, wellFormedOrNull, wellFormedText } from './record-chain.js';
+import type { CanonicalRow } from './record-chain.js';
 
 /**
  * The WAL is cut back to this size once a checkpoint has emptied it. A long reader (an export,
@@ -31,6 +32,12 @@ export interface AuditStoreOptions {
    * (wal-checkpointer.ts). The agent turns it on; short-lived users (CLI, tests) need not.
    */
   backgroundCheckpoints?: boolean;
+  /**
+   * Hash the chain in JavaScript before binding the values, even where SQLite can chain as it
+   * inserts (chain-addon.ts `loadChainFunction`): what the store does without the addon, for
+   * tests and benchmarks to compare both.
+   */
+  chainInJavaScript?: boolean;
 }
 
 /** A row of `activity_records` as SQLite returns it: the canonical columns and its `seq`. */
@@ -40,6 +47,9 @@ export interface RecordRow extends CanonicalRow {
 
 /** Columns an insert binds per row: the 13 canonical ones (record-chain.ts), then `chain`. */
 const COLUMNS = 14;
+const CANONICAL = COLUMNS - 1;
+/** The columns of a VALUES list of CANONICAL values, as SQLite names them. */
+const VALUES_COLUMNS = Array.from({ length: CANONICAL }, (_, c) => `column${c + 1}`).join(', ');
 /** Rows per multi-row INSERT: measured 64 ≈ 32 > 16 ≫ 1 (docs/benchmarks.md). */
 const ROWS_PER_STATEMENT = 32;
 
@@ -84,12 +94,20 @@ export function rowToRecord(row: RecordRow): ActivityRecord {
 
 export class AuditStore {
   private readonly rids = new RidGenerator();
-  private readonly insert: Database.Statement;
+  private insertOne: Database.Statement | undefined;
   private insertMany: Database.Statement | undefined;
-  private readonly manyArgs = new Array<unknown>((COLUMNS - 1) * ROWS_PER_STATEMENT);
-  /** A batch's bound values, 14 a row (the chain's column left empty), and its chain values. */
+  private chainFrom: Database.Statement | undefined;
+  /**
+   * The SQL that gives each inserted row its chain value from the row's values (`column1` …
+   * `column13`) when SQLite computes it (the addon's `vigil_chain`, chain-addon.ts
+   * `loadChainFunction`); null when the batch's chain values are hashed here (`chainValues`) and
+   * bound.
+   */
+  private readonly chainExpression: string | null;
+  /** A slice's 13 bound values a row. */
+  private readonly manyArgs = new Array<unknown>(CANONICAL * ROWS_PER_STATEMENT);
+  /** A batch's bound values, 14 a row (the chain's column left empty). */
   private batchValues: unknown[] = [];
-  private chainOut = Buffer.alloc(0);
   /** The last `When` given and its time: a burst shares its second. */
   private lastInputWhen = '';
   private lastWhenMs = Number.NaN;
@@ -103,7 +121,8 @@ export class AuditStore {
     private readonly connection: Database.Database,
     options: AuditStoreOptions,
   ) {
-    this.insert = AuditStore.prepareInsert(connection);
+    this.chainExpression =
+      !options.chainInJavaScript && loadChainFunction(connection) ? `vigil_chain(${VALUES_COLUMNS})` : null;
     this.synchronous = options.synchronous ?? 'FULL';
     this.checkpointer = options.backgroundCheckpoints ? new WalCheckpointer(file) : null;
   }
@@ -117,19 +136,32 @@ export class AuditStore {
   }
 
   /**
-   * One row's INSERT binds its 14 values; a slice's binds the 13 canonical values of each row
-   * and its rows' chain values as one blob, `@chains`, which SQLite cuts into each row's 32 bytes
-   * (substr of a blob is a blob of those bytes): one bound value a slice instead of a Buffer
-   * object and a bind per row.
+   * The INSERT of `rows` rows. When SQLite chains (`chainExpression`), each row's chain value is
+   * computed from its 13 bound values, read from a VALUES list in row order, and the batch first
+   * gives the value it continues from (`vigil_chain_from`). Otherwise a row's INSERT binds its 14
+   * values, and a slice's binds the 13 canonical values of each row and its rows' chain values as
+   * one blob, `@chains`, which SQLite cuts into each row's 32 bytes (substr of a blob is a blob of
+   * those bytes): one bound value a slice instead of a Buffer object and a bind per row.
    */
-  private static prepareInsert(db: Database.Database, rows = 1): Database.Statement {
+  private static prepareInsert(
+    db: Database.Database,
+    rows: number,
+    chainExpression: string | null,
+  ): Database.Statement {
+    const columns = `rid, when_ms, who, action, what, location, object_type, data_source,
+                     plan_name, plan_id, item_name, workstation, details, chain`;
     // Positional parameters: binding is measurably cheaper than named ones at 100k rows/s.
-    const values = new Array<string>(COLUMNS - 1).fill('?').join(', ');
+    const values = new Array<string>(CANONICAL).fill('?').join(', ');
+    if (chainExpression !== null) {
+      return db.prepare(`
+        INSERT INTO activity_records (${columns})
+        SELECT ${VALUES_COLUMNS}, ${chainExpression}
+        FROM (VALUES ${new Array<string>(rows).fill(`(${values})`).join(', ')})`);
+    }
     const chain = (row: number): string =>
       rows === 1 ? '?' : `substr(@chains, ${row * CHAIN_BYTES + 1}, ${CHAIN_BYTES})`;
     return db.prepare(`
-      INSERT INTO activity_records (rid, when_ms, who, action, what, location, object_type, data_source,
-                                    plan_name, plan_id, item_name, workstation, details, chain)
+      INSERT INTO activity_records (${columns})
       VALUES ${Array.from({ length: rows }, (_, row) => `(${values}, ${chain(row)})`).join(', ')}`);
   }
 
@@ -197,10 +229,9 @@ export class AuditStore {
    * The hot path of ingest (docs/benchmarks.md): a burst's shared `When` is parsed and
    * formatted once, each stored record is built as a literal (spreading the new record into a
    * copy cost V8 2–3 µs per record), and rows go in INSERTs of ROWS_PER_STATEMENT rows (one
-   * call into SQLite per slice instead of per row). The batch's values are gathered first; then
-   * each slice's chain values are computed just before the slice is bound and inserted
-   * (record-chain.ts `startChainRows`: the native addon builds the canonical records and hashes
-   * them).
+   * call into SQLite per slice instead of per row). The batch's values are gathered first, then
+   * inserted; SQLite computes each row's chain value from the values it holds (the addon's
+   * `vigil_chain`: no packing or second copy of the values in JavaScript, docs/benchmarks.md).
    */
   private insertRows(records: readonly NewActivityRecord[], stored: ActivityRecord[]): void {
     const count = records.length;
@@ -221,23 +252,20 @@ export class AuditStore {
         const details = record.DetailList;
         values[at] = rid;
         values[at + 1] = whenMs;
-        values[at + 2] = record.Who;
-        values[at + 3] = record.Action;
-        values[at + 4] = record.What;
-        values[at + 5] = record.Where;
-        values[at + 6] = record.ObjectType;
-        values[at + 7] = record.DataSource;
-        values[at + 8] = plan?.Name ?? null;
-        values[at + 9] = plan?.ID ?? null;
-        values[at + 10] = record.Item?.Name ?? null;
-        values[at + 11] = record.Workstation ?? null;
+        // Bound as SQLite stores them (wellFormedText), so that what is chained is what is stored;
+        // JSON.stringify escapes half a surrogate pair itself.
+        values[at + 2] = wellFormedText(record.Who);
+        values[at + 3] = wellFormedText(record.Action);
+        values[at + 4] = wellFormedText(record.What);
+        values[at + 5] = wellFormedText(record.Where);
+        values[at + 6] = wellFormedText(record.ObjectType);
+        values[at + 7] = wellFormedText(record.DataSource);
+        values[at + 8] = wellFormedOrNull(plan?.Name);
+        values[at + 9] = wellFormedOrNull(plan?.ID);
+        values[at + 10] = wellFormedOrNull(record.Item?.Name);
+        values[at + 11] = wellFormedOrNull(record.Workstation);
         values[at + 12] = details ? JSON.stringify(details) : null;
       }
-      // The chain continues from the newest stored record, read inside this transaction: the
-      // audit API's writer thread inserts through its own connection into the same chain, and
-      // the transaction is IMMEDIATE (see `transaction`), so no other writer moves the head.
-      if (this.chainOut.length < count * CHAIN_BYTES) this.chainOut = Buffer.allocUnsafe(count * CHAIN_BYTES);
-      const chains = this.startChain(this.head(), values, count, COLUMNS, this.chainOut);
       // The records as stored, for the caller.
       let whenMs = Number.NaN;
       let when = '';
@@ -248,39 +276,51 @@ export class AuditStore {
         }
         stored[i] = storedRecord(records[i]!, values[at] as string, when);
       }
-      this.insertValues(values, count, chains);
+      // The chain continues from the newest stored record, read inside this transaction: the
+      // audit API's writer thread inserts through its own connection into the same chain, and
+      // the transaction is IMMEDIATE (see `transaction`), so no other writer moves the head.
+      this.insertValues(values, count, this.head());
     } finally {
       values.fill(null, 0, count * COLUMNS); // the batch's strings are not kept until the next one
     }
   }
 
-  /** Binds and runs the INSERTs of a batch's values, each slice with its chain values. */
-  private insertValues(values: unknown[], count: number, chains: BatchChains): void {
-    const many = (this.insertMany ??= AuditStore.prepareInsert(this.connection, ROWS_PER_STATEMENT));
+  /**
+   * Binds and runs the INSERTs of a batch's values, chained from `previous`: by SQLite as it
+   * inserts, or with the chain values hashed before and bound with each slice.
+   */
+  private insertValues(values: unknown[], count: number, previous: Buffer): void {
+    const chainExpression = this.chainExpression;
+    let chains: Buffer | null = null;
+    if (chainExpression !== null)
+      (this.chainFrom ??= this.connection.prepare('SELECT vigil_chain_from(?)')).get(previous);
+    else chains = this.chainValues(previous, values, count, COLUMNS);
+    const many = (this.insertMany ??= AuditStore.prepareInsert(this.connection, ROWS_PER_STATEMENT, chainExpression));
     const args = this.manyArgs;
     let row = 0;
     for (; row + ROWS_PER_STATEMENT <= count; row += ROWS_PER_STATEMENT) {
-      const chain = chains.upTo(row + ROWS_PER_STATEMENT);
-      for (let i = 0, from = row * COLUMNS; i < args.length; i += COLUMNS - 1, from += COLUMNS) {
-        for (let column = 0; column < COLUMNS - 1; column++) args[i + column] = values[from + column];
+      for (let i = 0, from = row * COLUMNS; i < args.length; i += CANONICAL, from += COLUMNS) {
+        for (let column = 0; column < CANONICAL; column++) args[i + column] = values[from + column];
       }
-      many.run(args, { chains: chain.subarray(row * CHAIN_BYTES, (row + ROWS_PER_STATEMENT) * CHAIN_BYTES) });
+      if (chains === null) many.run(args);
+      else many.run(args, { chains: chains.subarray(row * CHAIN_BYTES, (row + ROWS_PER_STATEMENT) * CHAIN_BYTES) });
     }
     if (row === count) return;
-    const chain = chains.upTo(count);
+    const one = (this.insertOne ??= AuditStore.prepareInsert(this.connection, 1, chainExpression));
     for (; row < count; row++) {
-      const one = values.slice(row * COLUMNS, (row + 1) * COLUMNS);
-      one[COLUMNS - 1] = chain.subarray(row * CHAIN_BYTES, (row + 1) * CHAIN_BYTES);
-      this.insert.run(one);
+      const rowValues = values.slice(row * COLUMNS, (row + 1) * COLUMNS - (chains ? 0 : 1));
+      if (chains) rowValues[CANONICAL] = chains.subarray(row * CHAIN_BYTES, (row + 1) * CHAIN_BYTES);
+      one.run(rowValues);
     }
   }
 
   /**
-   * The chain values of a batch (record-chain.ts `startChainRows`). A method of its own so that
-   * bench/pipeline-ingest.ts can time the same pipeline without it.
+   * The chain values of a batch when SQLite does not compute them (record-chain.ts
+   * `chainRowsJs`). A method of its own so that the benchmarks can time the same store with
+   * other chain values (bench/chain-variant.ts).
    */
-  private startChain(previous: Buffer, values: unknown[], rows: number, stride: number, out: Buffer): BatchChains {
-    return startChainRows(previous, values, rows, stride, out);
+  private chainValues(previous: Buffer, values: unknown[], rows: number, stride: number): Buffer {
+    return chainRowsJs(previous, values, rows, stride);
   }
 
   /** The chain value of the newest stored record (GENESIS for an empty store). */

@@ -1,8 +1,10 @@
 /**
- * The native batch hashing of the record chain (native/src/chain/chain_batch.cc), when it was
- * built: `npm install` builds it on every platform with a compiler (native/install.mjs). Without
- * it the chain is computed by node:crypto, record by record: the same values, about ten times
- * the cost per record (docs/benchmarks.md, "Tamper evidence").
+ * The record chain's native addon (native/src/chain/), when it was built: `npm install` builds
+ * it on every platform with a compiler (native/install.mjs). It hashes batches for `vigil
+ * verify` (chain_batch.cc) and holds the SQLite extension with which the store's inserts chain
+ * each row (sqlite_chain.cc, `loadChainFunction`). Without it the chain is computed by
+ * node:crypto, record by record: the same values, at several times the cost per record
+ * (docs/benchmarks.md, "Tamper evidence").
  *
  * VIGIL_CHAIN_ADDON=off leaves the addon unused (to compare both, and to test the fallback).
  */
@@ -10,12 +12,11 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type Database from 'better-sqlite3';
 
 export interface ChainAddon {
   /** The chain values of `canonicals` in order, 32 bytes each, `previous` before the first. */
   chainBatch(previous: Buffer, canonicals: readonly string[]): Buffer;
-  /** The chain values of a slice of rows packed by record-chain.ts `packRows`. */
-  chainPacked(previous: Buffer, text: string, kinds: Int32Array, numbers: Float64Array, rows: number): Buffer;
   /** The chain values of `count` canonical records in one UTF-8 text, separated by line feeds; null when it holds another count. */
   chainJoined(previous: Buffer, text: Buffer, count: number): Buffer | null;
   /**
@@ -43,6 +44,7 @@ function candidates(fromDir: string): string[] {
 }
 
 let loaded: ChainAddon | null | undefined;
+let loadedFrom: string | null = null;
 
 /** The addon, or null when it is absent, fails to load, or is turned off. */
 export function chainAddon(): ChainAddon | null {
@@ -53,9 +55,30 @@ export function chainAddon(): ChainAddon | null {
   if (!file) return loaded;
   try {
     const addon = createRequire(import.meta.url)(file) as Partial<ChainAddon>;
-    if (typeof addon.chainBatch === 'function' && typeof addon.chainPacked === 'function') loaded = addon as ChainAddon;
+    if (typeof addon.chainBatch === 'function' && typeof addon.chainJoined === 'function') {
+      loaded = addon as ChainAddon;
+      loadedFrom = file;
+    }
   } catch {
     // A build for another Node ABI or platform: the JavaScript path computes the same chain.
   }
   return loaded;
+}
+
+/**
+ * Adds the addon's SQL function `vigil_chain` (native/src/chain/sqlite_chain.cc) to `db`, which
+ * the audit store's inserts call to chain each row from the values SQLite holds; false when the
+ * addon is absent or turned off, or was built without it (then the store hashes in JavaScript).
+ * The addon is loaded by Node first, so SQLite's own load of the same file finds it in memory.
+ * Loading an extension through the C API does not enable SQL's load_extension().
+ */
+export function loadChainFunction(db: Database.Database): boolean {
+  if (!chainAddon() || loadedFrom === null) return false;
+  try {
+    // better-sqlite3 takes the entry point as a second argument; its types (9.6) do not say so.
+    (db.loadExtension as (file: string, entryPoint: string) => void)(loadedFrom, 'sqlite3_vigilchain_init');
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -76,6 +76,24 @@ export function chainBatchJs(previous: Buffer, canonicals: readonly string[]): B
   return out;
 }
 
+/** String.prototype.isWellFormed (ES2024, in Node 20), not in the ES2023 library types. */
+interface WellFormed {
+  isWellFormed(): boolean;
+}
+/**
+ * `value` as SQLite will store it: half a UTF-16 surrogate pair as U+FFFD. Binding it as it is
+ * would store bytes that are not UTF-8 (V8 writes the half pair's own three bytes), which JSON
+ * and `vigil verify` read back as three U+FFFD. Checked in V8, free for Latin-1 text.
+ */
+export function wellFormedText(value: string): string {
+  return (value as unknown as WellFormed).isWellFormed() ? value : Buffer.from(value, 'utf8').toString('utf8');
+}
+
+/** `wellFormedText` of a value that may be absent (null). */
+export function wellFormedOrNull(value: string | null | undefined): string | null {
+  return value === null || value === undefined ? null : wellFormedText(value);
+}
+
 /**
  * The canonical record of the 13 values at `values[at…]` as SQLite will store them, rewriting
  * those values in place. Half a UTF-16 surrogate pair (JSON.stringify escapes it as `\udxxx`)
@@ -85,7 +103,7 @@ export function chainBatchJs(previous: Buffer, canonicals: readonly string[]): B
 export function canonicalAsStored(values: unknown[], at: number): string {
   for (let column = at; column < at + 13; column++) {
     const value = values[column];
-    if (typeof value === 'string') values[column] = Buffer.from(value, 'utf8').toString('utf8');
+    if (typeof value === 'string') values[column] = wellFormedText(value);
   }
   return canonicalRecord(values.slice(at, at + 13) as unknown as CanonicalValues);
 }
@@ -96,55 +114,11 @@ const CANONICAL_VALUES = 13;
 /**
  * The chain values of `rows` records whose 13 canonical values each are at `values[row ×
  * stride …]` (the array an INSERT binds), from row `fromRow`, in one Buffer of rows × 32 bytes
- * from `previous`. Like `canonicalAsStored`, a string holding half a surrogate pair is
- * rewritten in place with U+FFFD, so that what is bound is what was chained. With the native
- * addon the canonical records are built there (`packRows`); without it, by JSON.stringify here.
+ * from `previous`, by JSON.stringify and node:crypto: the store's way when SQLite cannot chain
+ * (the addon is not built: chain-addon.ts `loadChainFunction`), and the reference the addon's
+ * SQL function is tested against. A string holding half a surrogate pair is rewritten in place
+ * with U+FFFD (`canonicalAsStored`), so that what is bound is what was chained.
  */
-export function chainRows(previous: Buffer, values: unknown[], rows: number, stride: number, fromRow = 0): Buffer {
-  const addon = chainAddon();
-  if (!addon) return chainRowsJs(previous, values, rows, stride, fromRow);
-  const { text, kinds, numbers } = packRows(values, rows, stride, fromRow);
-  return addon.chainPacked(previous, text, kinds, numbers, rows);
-}
-
-/** The chain values of a batch being computed (`startChainRows`). */
-export interface BatchChains {
-  /** The batch's chain values, 32 bytes a row; those of rows [0, rows) are final once it returns. */
-  upTo(rows: number): Buffer;
-}
-
-/**
- * `chainRows` of a batch, a slice at a time as the caller inserts it: `upTo(n)` chains the rows
- * before `n` not chained yet just before the caller binds them, into `out` (32 bytes a row).
- * Measured against packing the whole batch first and hashing it on a thread of the addon beside
- * the inserts (docs/benchmarks.md, "The chain's cost, in turns"): the same cost with the
- * pipeline saturated, without the thread; a slice's strings are read for the chain while they
- * are in the cache SQLite reads them from next.
- */
-export function startChainRows(
-  previous: Buffer,
-  values: unknown[],
-  rows: number,
-  stride: number,
-  out: Buffer,
-): BatchChains {
-  let ready = 0;
-  let before = previous;
-  return {
-    upTo(needed: number): Buffer {
-      if (needed > rows) throw new RangeError(`the batch has ${rows} rows, not ${needed}`);
-      if (needed > ready) {
-        const chains = chainRows(before, values, needed - ready, stride, ready);
-        chains.copy(out, ready * CHAIN_BYTES);
-        before = chains.subarray(chains.length - CHAIN_BYTES);
-        ready = needed;
-      }
-      return out;
-    },
-  };
-}
-
-/** `chainRows` by JSON.stringify and node:crypto: the fallback, and the reference for the addon. */
 export function chainRowsJs(previous: Buffer, values: unknown[], rows: number, stride: number, fromRow = 0): Buffer {
   const canonicals = new Array<string>(rows);
   for (let row = 0; row < rows; row++) {
@@ -154,66 +128,6 @@ export function chainRowsJs(previous: Buffer, values: unknown[], rows: number, s
     canonicals[row] = canonical.includes('\\ud') ? canonicalAsStored(values, at) : canonical;
   }
   return chainBatchJs(previous, canonicals);
-}
-
-/** How the addon's chainPacked reads a value when `kinds[i]` is not a string's length. */
-const NULL_VALUE = -1;
-const SAME_AS_ROW_BEFORE = -2;
-const INTEGER = -3;
-/** RAW_JSON - n: the next n characters of `text` are the value's JSON already. */
-const RAW_JSON = -4;
-
-/** String.prototype.isWellFormed (ES2024, in Node 20), not in the ES2023 library types. */
-interface WellFormed {
-  isWellFormed(): boolean;
-}
-const asStored = (value: string): string => Buffer.from(value, 'utf8').toString('utf8');
-
-let kinds = new Int32Array(CANONICAL_VALUES * 32);
-let numbers = new Float64Array(CANONICAL_VALUES * 32);
-
-/**
- * The canonical values of rows [fromRow, fromRow + rows) as the addon takes them
- * (native/src/chain/chain_batch.cc): their strings joined in one `text`, and per value its kind
- * (a string's length, null, the same as the row before, an integer in `numbers`, or JSON text).
- * A value repeated from the row before (the host, the user, the action of a burst) is sent and
- * escaped once; the slice's first row repeats nothing, so that each slice stands alone.
- */
-export function packRows(
-  values: unknown[],
-  rows: number,
-  stride: number,
-  fromRow = 0,
-): { text: string; kinds: Int32Array; numbers: Float64Array } {
-  if (kinds.length < rows * CANONICAL_VALUES) {
-    kinds = new Int32Array(rows * CANONICAL_VALUES);
-    numbers = new Float64Array(rows * CANONICAL_VALUES);
-  }
-  let text = '';
-  for (let row = 0, i = 0; row < rows; row++) {
-    const base = (fromRow + row) * stride;
-    for (let column = 0; column < CANONICAL_VALUES; column++, i++) {
-      const value = values[base + column];
-      if (row > 0 && value === values[base - stride + column]) kinds[i] = SAME_AS_ROW_BEFORE;
-      else if (typeof value === 'string') {
-        // Half a surrogate pair: U+FFFD, as SQLite stores it (checked in V8; free for Latin-1 text).
-        const stored = (value as unknown as WellFormed).isWellFormed()
-          ? value
-          : (values[base + column] = asStored(value));
-        kinds[i] = stored.length;
-        text += stored;
-      } else if (value === null || value === undefined) kinds[i] = NULL_VALUE;
-      else if (Number.isSafeInteger(value)) {
-        kinds[i] = INTEGER;
-        numbers[i] = value as number;
-      } else if (typeof value === 'number' || typeof value === 'boolean') {
-        const json = JSON.stringify(value);
-        kinds[i] = RAW_JSON - json.length;
-        text += json;
-      } else throw new TypeError(`canonical value ${column} of row ${row} is not a string, a number or null`);
-    }
-  }
-  return { text, kinds, numbers };
 }
 
 /** The columns of `activity_records` in canonical order, for SELECTs. */

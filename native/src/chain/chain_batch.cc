@@ -1,18 +1,9 @@
 // The record chain's hashing in batches (docs/integrity.md): chain_i = SHA-256(chain_{i-1} ||
 // canonical_i), with the SHA-256 of the OpenSSL that Node itself links (its symbols are exported
 // to addons; SHA-NI where the CPU has it). One call per batch instead of one node:crypto Hash
-// object and three calls across into native code per record.
+// object and three calls across into native code per record. The store's inserts chain inside
+// SQLite instead (sqlite_chain.cc), from the values SQLite already holds.
 //
-// chainPacked(previous: Buffer(32), text: string, kinds: Int32Array, numbers: Float64Array, rows)
-//   -> Buffer(32 * rows)
-//   The store's insert path. The 13 canonical values of each row are described by `kinds` (13 a
-//   row): a string's length, taken in order from `text` (the strings of the slice joined); null;
-//   the same value as the row before; a whole number in `numbers`; or JSON text to copy as is
-//   (record-chain.ts `packRows` builds them). The canonical record, byte for byte what
-//   JSON.stringify writes for the values as SQLite stores them (a lone surrogate as U+FFFD, as
-//   record-chain.ts `canonicalAsStored`), is built here (canonical_json.cc): one string across
-//   Node-API per slice instead of one per record, and no JSON.stringify. Asking Node-API for each
-//   of the 13 values of a row instead cost more than JSON.stringify itself (docs/benchmarks.md).
 // chainJoined(previous: Buffer(32), text: Buffer, count: number) -> Buffer(32 * count) | null
 //   `vigil verify`'s path: `count` canonical records as one UTF-8 text separated by line feeds
 //   (which a canonical record never holds raw); null when the text does not hold `count` records.
@@ -74,97 +65,6 @@ bool ReadUtf8(napi_env env, napi_value value, std::vector<char>& scratch, size_t
   if (!Check(env, napi_get_value_string_utf8(env, value, nullptr, 0, length), "chain: string")) return false;
   scratch.resize(*length + 1);
   return Check(env, napi_get_value_string_utf8(env, value, scratch.data(), scratch.size(), length), "chain: string");
-}
-
-// A typed array argument of `type` holding at least `minimum` elements, or a TypeError.
-template <typename T>
-bool TypedArgument(napi_env env, napi_value value, napi_typedarray_type type, size_t minimum, const char* message,
-                   const T** data) {
-  bool is_typed = false;
-  napi_typedarray_type actual;
-  size_t length = 0;
-  void* bytes = nullptr;
-  if (napi_is_typedarray(env, value, &is_typed) != napi_ok || !is_typed ||
-      napi_get_typedarray_info(env, value, &actual, &length, &bytes, nullptr, nullptr) != napi_ok || actual != type ||
-      length < minimum) {
-    napi_throw_type_error(env, nullptr, message);
-    return false;
-  }
-  *data = static_cast<const T*>(bytes);
-  return true;
-}
-
-// chainPacked's arguments: (previous, text, kinds, numbers, rows), the text copied as UTF-16
-// units into `text` (grown when it is too small). `name` prefixes errors.
-struct PackedArguments {
-  const unsigned char* previous = nullptr;
-  size_t previous_length = 0;
-  uint32_t rows = 0;
-  const int32_t* kinds = nullptr;
-  const double* numbers = nullptr;
-  size_t text_length = 0;
-};
-
-bool ReadPackedArguments(napi_env env, napi_value* argv, const std::string& name, std::vector<char16_t>* text,
-                         PackedArguments* out) {
-  napi_valuetype text_type;
-  if (!BufferArgument(env, argv[0], (name + ": previous must be a Buffer").c_str(), &out->previous,
-                      &out->previous_length) ||
-      !CountArgument(env, argv[4], (name + ": rows must be a count").c_str(), &out->rows) ||
-      !Check(env, napi_typeof(env, argv[1], &text_type), (name + ": text").c_str()))
-    return false;
-  if (text_type != napi_string) {
-    napi_throw_type_error(env, nullptr, (name + ": text must be a string").c_str());
-    return false;
-  }
-  const size_t values = static_cast<size_t>(out->rows) * vigil::kCanonicalValues;
-  if (!TypedArgument(env, argv[2], napi_int32_array, values,
-                     (name + ": kinds must be an Int32Array of 13 a row").c_str(), &out->kinds) ||
-      !TypedArgument(env, argv[3], napi_float64_array, values,
-                     (name + ": numbers must be a Float64Array of 13 a row").c_str(), &out->numbers))
-    return false;
-  // A copy that fills the buffer may have been cut short: then ask the length and copy again.
-  if (text->empty()) text->resize(8192);
-  if (!Check(env, napi_get_value_string_utf16(env, argv[1], text->data(), text->size(), &out->text_length),
-             (name + ": text").c_str()))
-    return false;
-  if (out->text_length + 1 >= text->size()) {
-    if (!Check(env, napi_get_value_string_utf16(env, argv[1], nullptr, 0, &out->text_length),
-               (name + ": text").c_str()))
-      return false;
-    text->resize(out->text_length + 1);
-    if (!Check(env, napi_get_value_string_utf16(env, argv[1], text->data(), text->size(), &out->text_length),
-               (name + ": text").c_str()))
-      return false;
-  }
-  return true;
-}
-
-napi_value ChainPacked(napi_env env, napi_callback_info info) {
-  size_t argc = 5;
-  napi_value argv[5];
-  if (!Check(env, napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr), "chainPacked: arguments"))
-    return nullptr;
-  if (argc < 5) {
-    napi_throw_type_error(env, nullptr, "chainPacked(previous, text, kinds, numbers, rows)");
-    return nullptr;
-  }
-  // The text's UTF-16 units, in a scratch kept between calls.
-  thread_local std::vector<char16_t> text;
-  PackedArguments args;
-  if (!ReadPackedArguments(env, argv, "chainPacked", &text, &args)) return nullptr;
-  void* out_data = nullptr;
-  napi_value out;
-  if (!Check(env, napi_create_buffer(env, static_cast<size_t>(args.rows) * kChainBytes, &out_data, &out),
-             "chainPacked: output buffer"))
-    return nullptr;
-  std::string error;
-  if (!vigil::ChainPacked(args.previous, args.previous_length, text.data(), args.text_length, args.kinds,
-                          args.numbers, args.rows, static_cast<unsigned char*>(out_data), error)) {
-    napi_throw_range_error(env, nullptr, ("chainPacked: " + error).c_str());
-    return nullptr;
-  }
-  return out;
 }
 
 napi_value ChainJoined(napi_env env, napi_callback_info info) {
@@ -260,8 +160,7 @@ bool Export(napi_env env, napi_value exports, const char* name, napi_callback ca
 }
 
 napi_value Init(napi_env env, napi_value exports) {
-  if (!Export(env, exports, "chainBatch", ChainBatch) || !Export(env, exports, "chainPacked", ChainPacked) ||
-      !Export(env, exports, "chainJoined", ChainJoined))
+  if (!Export(env, exports, "chainBatch", ChainBatch) || !Export(env, exports, "chainJoined", ChainJoined))
     return nullptr;
   if (!vigil::ExportLineDigests(env, exports)) return nullptr;
   return exports;
