@@ -110,7 +110,7 @@ void ChainFrom(sqlite3_context* context, int argc, sqlite3_value** argv) {
   sqlite3_result_null(context);
 }
 
-void Chain(sqlite3_context* context, int argc, sqlite3_value** argv) {
+void ChainRow(sqlite3_context* context, int argc, sqlite3_value** argv) {
   auto* chain = static_cast<ConnectionChain*>(sqlite3_user_data(context));
   if (argc != static_cast<int>(vigil::kCanonicalValues)) {
     sqlite3_result_error(context, "vigil_chain: takes the 13 canonical values", -1);
@@ -150,5 +150,5 @@ extern "C" VIGIL_EXPORT int sqlite3_vigilchain_init(sqlite3* db, char** error, c
                                                 DeleteChain);  // frees `chain` when it fails, too
   if (status != SQLITE_OK) return status;
   return sqlite3_create_function_v2(db, "vigil_chain", static_cast<int>(vigil::kCanonicalValues), flags, chain,
-                                    Chain, nullptr, nullptr, nullptr);
+                                    ChainRow, nullptr, nullptr, nullptr);
 }
