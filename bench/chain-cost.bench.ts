@@ -20,6 +20,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { everyOrder } from './chain-variant.js';
 import { changes, openBenchPipeline, type BenchPipeline, type Variant } from './pipeline-fixture.js';
 
 const RECORDS = Number(process.env['RECORDS'] ?? 3_000_000);
@@ -34,19 +35,7 @@ const LIMIT = 0.05;
 const WITH_FALLBACK = process.env['FALLBACK'] === '1';
 const VARIANTS: readonly Variant[] = WITH_FALLBACK ? ['chained', 'unchained', 'fallback'] : ['chained', 'unchained'];
 /** Every order of the variants; turn k runs in ORDERS[k % ORDERS.length]. */
-const ORDERS: readonly (readonly Variant[])[] = WITH_FALLBACK
-  ? [
-      ['chained', 'unchained', 'fallback'],
-      ['unchained', 'fallback', 'chained'],
-      ['fallback', 'chained', 'unchained'],
-      ['fallback', 'unchained', 'chained'],
-      ['chained', 'fallback', 'unchained'],
-      ['unchained', 'chained', 'fallback'],
-    ]
-  : [
-      ['chained', 'unchained'],
-      ['unchained', 'chained'],
-    ];
+const ORDERS = everyOrder(VARIANTS);
 
 interface Totals {
   ns: number;

@@ -28,3 +28,15 @@ export function withoutChain(store: AuditStore): void {
   if (fields.chainExpression === null) replaceChain(store, zeroChain);
   else fields.chainExpression = 'zeroblob(32)';
 }
+
+/**
+ * Every order of `variants`, for benchmarks that give them turns: taken in turn, each runs
+ * first, second … equally often, and after each of the others equally often (one variant's
+ * garbage is collected during the next one's turn).
+ */
+export function everyOrder<T>(variants: readonly T[]): T[][] {
+  if (variants.length <= 1) return [[...variants]];
+  return variants.flatMap((first, i) =>
+    everyOrder([...variants.slice(0, i), ...variants.slice(i + 1)]).map((rest) => [first, ...rest]),
+  );
+}

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { AuditStore } from '../agent/store/audit-store.js';
 import { chainAddon } from '../agent/store/chain-addon.js';
-import { withoutChain } from './chain-variant.js';
+import { everyOrder, withoutChain } from './chain-variant.js';
 import type { verifyStore as VerifyStore } from '../agent/integrity/verify-store.js';
 import type { NewActivityRecord } from '../shared/activity-record.js';
 
@@ -50,14 +50,7 @@ function openStore(dir: string, variant: Variant): AuditStore {
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-integrity-bench-'));
 const variants: Variant[] = ['chained', 'unchained', 'fallback'];
-const ORDERS: readonly (readonly Variant[])[] = [
-  ['chained', 'unchained', 'fallback'],
-  ['unchained', 'fallback', 'chained'],
-  ['fallback', 'chained', 'unchained'],
-  ['fallback', 'unchained', 'chained'],
-  ['chained', 'fallback', 'unchained'],
-  ['unchained', 'chained', 'fallback'],
-];
+const ORDERS = everyOrder(variants);
 const stores = new Map(variants.map((v) => [v, openStore(dir, v)]));
 const wallMs = new Map(variants.map((v) => [v, 0]));
 const cpuMs = new Map(variants.map((v) => [v, 0]));

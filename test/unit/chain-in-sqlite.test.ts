@@ -35,6 +35,23 @@ const wholeNumber = fc.oneof(
   fc.constantFrom(0, -0, 1763632800000),
 );
 const row = fc.array(fc.oneof(text, wholeNumber, fc.constant(null)), { minLength: 13, maxLength: 13 });
+/** 13 canonical values: the given RID, time and path, the rest fixed. */
+const canonicalRow = (rid: unknown, when: unknown, what: unknown): unknown[] => [
+  rid,
+  when,
+  'w',
+  'a',
+  what,
+  'l',
+  'o',
+  'd',
+  null,
+  null,
+  null,
+  null,
+  null,
+];
+
 const predecessor = fc.oneof(fc.constant(GENESIS), fc.uint8Array({ minLength: 32, maxLength: 32 }).map(Buffer.from));
 
 describe.skipIf(chainAddon() === null)('vigil_chain: SQLite chains the values it holds', () => {
@@ -68,21 +85,7 @@ describe.skipIf(chainAddon() === null)('vigil_chain: SQLite chains the values it
   });
 
   it('continues from the value it gave last, statement after statement of one batch', () => {
-    const rows = Array.from({ length: 70 }, (_, i) => [
-      `r${i}`,
-      i,
-      'w',
-      'a',
-      `/x/${i}`,
-      'l',
-      'o',
-      'd',
-      null,
-      null,
-      null,
-      null,
-      null,
-    ]);
+    const rows = Array.from({ length: 70 }, (_, i) => canonicalRow(`r${i}`, i, `/x/${i}`));
     const whole = chainInSql(GENESIS, rows);
     const statement = db.prepare(
       `SELECT vigil_chain(${COLUMNS}) AS chain FROM (VALUES (${new Array<string>(13).fill('?').join(', ')}))`,
@@ -93,21 +96,7 @@ describe.skipIf(chainAddon() === null)('vigil_chain: SQLite chains the values it
   });
 
   it('refuses values JSON.stringify would not write as an integer, a string or null', () => {
-    const values = (when: unknown): unknown[] => [
-      'r',
-      when,
-      'w',
-      'a',
-      'x',
-      'l',
-      'o',
-      'd',
-      null,
-      null,
-      null,
-      null,
-      null,
-    ];
+    const values = (when: unknown): unknown[] => canonicalRow('r', when, 'x');
     for (const odd of [1.5, 2 ** 53, -(2 ** 53), Infinity, 1e21]) {
       expect(() => chainInSql(GENESIS, [values(odd)]), String(odd)).toThrow(/not a whole number below 2\^53/);
     }
