@@ -15,15 +15,16 @@ export function valgrindMissing(): string | null {
 
 /**
  * Compiles `sources` (paths under native/) with `-Wall -Wextra -Werror` into `dir/name`, the
- * headers found in `include` (under native/). Returns the driver's path and the compiler's
- * status and messages.
+ * headers found in `include` (under native/), with `extra` arguments after the sources
+ * (libraries, objects, defines, other header folders). Returns the driver's path and the
+ * compiler's status and messages.
  */
 export function buildNativeDriver(
   dir: string,
   name: string,
   include: string,
   sources: string[],
-  libraries: string[] = [],
+  extra: string[] = [],
 ): { driver: string; status: number | null; stderr: string } {
   const native = path.join(REPO_ROOT, 'native');
   const driver = path.join(dir, name);
@@ -38,7 +39,7 @@ export function buildNativeDriver(
       '-O1',
       `-I${path.join(native, include)}`,
       ...sources.map((source) => path.join(native, source)),
-      ...libraries,
+      ...extra,
       '-o',
       driver,
     ],

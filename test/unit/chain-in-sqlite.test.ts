@@ -4,9 +4,12 @@
  * docs/integrity.md for whatever values it is given as the store binds them, refuse what it
  * cannot write as JSON.stringify does, never continue from a stale value, and stay out of the
  * reach of a database file's triggers. A store chaining either way keeps a chain `vigil verify`
- * accepts, also after a batch given up half-way.
+ * accepts, also after a batch given up half-way. The functions' C++ runs under valgrind too, in a
+ * SQLite built into a driver (native/tools/sqlite_chain_driver.cc).
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -17,6 +20,7 @@ import { chainAddon, loadChainFunction } from '../../agent/store/chain-addon.js'
 import { CHAIN_BYTES, GENESIS, wellFormedText } from '../../agent/store/record-chain.js';
 import { verifyStore } from '../../agent/integrity/verify-store.js';
 import { chainDefinition } from '../helpers/chain-definition.js';
+import { buildNativeDriver, memcheck, valgrindMissing } from '../helpers/native-driver.js';
 import type { NewActivityRecord } from '../../shared/activity-record.js';
 
 const COLUMNS = Array.from({ length: 13 }, (_, c) => `column${c + 1}`).join(', ');
@@ -132,6 +136,54 @@ describe.skipIf(chainAddon() === null)('vigil_chain: SQLite chains the values it
     expect(() => db.prepare('SELECT x FROM planted_view').get()).toThrow(/unsafe use of vigil_chain_from/);
     expect(() => db.prepare("SELECT load_extension('anything')").get()).toThrow(/not authorized/);
   });
+});
+
+describe('the SQL functions under valgrind', () => {
+  it('chain random values and refuse the rest with no memory error or leak (memcheck)', (ctx) => {
+    const missing = valgrindMissing();
+    if (missing) ctx.skip(missing);
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-sqlite-chain-driver-'));
+    try {
+      // SQLite itself from the amalgamation better-sqlite3 ships, built into the driver.
+      const sqliteDir = path.join(
+        path.dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')),
+        'deps',
+        'sqlite3',
+      );
+      const sqlite = path.join(scratch, 'sqlite3.o');
+      const compiled = spawnSync(
+        'gcc',
+        [
+          '-c',
+          '-O0',
+          '-DSQLITE_THREADSAFE=0',
+          '-DSQLITE_OMIT_LOAD_EXTENSION',
+          path.join(sqliteDir, 'sqlite3.c'),
+          '-o',
+          sqlite,
+        ],
+        { encoding: 'utf8' },
+      );
+      expect(compiled.status, compiled.stderr).toBe(0);
+      const built = buildNativeDriver(
+        scratch,
+        'sqlite-chain-driver',
+        'src/chain',
+        ['tools/sqlite_chain_driver.cc', 'src/chain/sqlite_chain.cc', 'src/chain/canonical_json.cc'],
+        ['-DSQLITE_CORE', `-I${sqliteDir}`, sqlite, '-lcrypto', '-lm'],
+      );
+      if (built.status !== 0 && /openssl\/sha\.h|lcrypto/.test(built.stderr)) ctx.skip('no OpenSSL development files');
+      expect(built.status, built.stderr).toBe(0);
+      const run = memcheck(built.driver);
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
+      const [, chained, refused] = /^chained (\d+) refused (\d+)$/.exec(run.stdout.trim()) ?? [];
+      expect(Number(chained)).toBeGreaterThan(1000);
+      expect(Number(refused)).toBeGreaterThan(100);
+    } finally {
+      fs.rmSync(scratch, { recursive: true, force: true });
+    }
+  }, 180_000);
 });
 
 describe('a store inserting batches of every size', () => {
