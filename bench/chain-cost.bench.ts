@@ -67,19 +67,21 @@ const dirs = VARIANTS.map((variant) => fs.mkdtempSync(path.join(os.tmpdir(), `vi
 const benches = new Map<Variant, BenchPipeline>();
 try {
   for (const [i, variant] of VARIANTS.entries()) benches.set(variant, await openBenchPipeline(dirs[i]!, variant));
-  const input = changes(RECORDS + WARM_UP_BATCHES * CHUNK);
-  const warmUp = input.slice(0, WARM_UP_BATCHES * CHUNK);
+  // The input is made a block at a time: millions of changes held at once make a large heap,
+  // whose collections fall on whichever turn is running (the likely cause of one variant's 3.5
+  // µs a record more CPU in a 6,000,000-record run, docs/benchmarks.md).
+  const start = Date.now();
+  const warmUp = changes(WARM_UP_BATCHES * CHUNK, 0, start);
   for (let i = 0; i < warmUp.length; i += CHUNK) {
     for (const variant of VARIANTS) await benches.get(variant)!.write(warmUp.slice(i, i + CHUNK));
   }
   const totals = new Map<Variant, Totals>(VARIANTS.map((v) => [v, { ns: 0, cpuMicros: 0, turns: [] }]));
-  const measured = input.slice(warmUp.length);
-  for (let i = 0, k = 0; i < measured.length; i += BLOCK, k++) {
-    const block = measured.slice(i, i + BLOCK);
+  for (let i = 0, k = 0; i < RECORDS; i += BLOCK, k++) {
+    const block = changes(Math.min(BLOCK, RECORDS - i), warmUp.length + i, start);
     for (const variant of ORDERS[k % ORDERS.length]!)
       await timedTurn(benches.get(variant)!, block, totals.get(variant)!);
   }
-  for (const bench of benches.values()) bench.checkHolds(input.length);
+  for (const bench of benches.values()) bench.checkHolds(warmUp.length + RECORDS);
 
   const of = (variant: Variant): Totals => totals.get(variant)!;
   const rate = (variant: Variant): number => RECORDS / (of(variant).ns / 1e9);

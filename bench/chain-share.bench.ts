@@ -6,8 +6,10 @@
  * 'chained') ingests RECORDS records in bursts under `perf record -g`, and the samples of the
  * pipeline's thread (the main thread, which commits) whose stack is inside the store's chain
  * function (native/src/chain/sqlite_chain.cc `ChainRow`, `ChainFrom`) are counted against all of
- * that thread's samples. The committing thread is the pipeline's bottleneck, so the chain makes
- * ingest slower by share / (1 − share).
+ * that thread's samples. The committing thread is the pipeline's bottleneck, so the chain's own
+ * work makes ingest slower by share / (1 − share); what it does to the rest of the thread (its
+ * caches) is not in these samples and shows only in CPU time (chain-cost.bench.ts,
+ * pipeline-ingest.ts).
  *
  *   npx tsx bench/chain-share.bench.ts    (RECORDS=1000000; needs perf: apt-get install linux-perf;
  *   exit 1 when the chain's cost so computed is over 5 %)
@@ -105,7 +107,7 @@ async function profile(): Promise<void> {
 | all (${(thread / FREQUENCY).toFixed(1)} s on CPU, start-up included, for an ingest of ${seconds.toFixed(1)} s) | ${thread.toLocaleString('en-US')} |
 | inside the chain function (\`vigil_chain\`, \`vigil_chain_from\`) | ${inChain.toLocaleString('en-US')} (**${(share * 100).toFixed(1)} %**, ${((inChain / FREQUENCY / RECORDS) * 1e6).toFixed(2)} µs a record) |
 
-The chain makes ingest slower by ${(share * 100).toFixed(1)} % / (1 − ${(share * 100).toFixed(1)} %) = **${(cost * 100).toFixed(1)} %** (limit ≤ 5 %): ${cost <= LIMIT ? 'met' : 'MISSED'}.`);
+The chain's own work makes ingest slower by ${(share * 100).toFixed(1)} % / (1 − ${(share * 100).toFixed(1)} %) = **${(cost * 100).toFixed(1)} %** (limit ≤ 5 %; its effect on the rest of the thread not included): ${cost <= LIMIT ? 'under' : 'OVER'} the limit.`);
     if (cost > LIMIT) process.exitCode = 1;
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });

@@ -25,14 +25,16 @@ export type Variant = 'chained' | 'fallback' | 'unchained';
 export const account = localAccount();
 export const host = { id: 'bench-host', host: 'bench' };
 
-/** `n` Added changes of files in 500 folders, 100 to a millisecond (a burst). */
-export function changes(n: number): FileChange[] {
-  const t = Date.now();
-  return Array.from({ length: n }, (_, i) => ({
+/**
+ * `n` Added changes of files in 500 folders, 100 to a millisecond (a burst): changes `from` to
+ * `from + n` of the burst that starts at `t`, so that a long burst can be made a block at a time.
+ */
+export function changes(n: number, from = 0, t = Date.now()): FileChange[] {
+  return Array.from({ length: n }, (_, k) => ({
     action: 'Added',
     dir: false,
-    path: `/home/user/Documents/project-${i % 500}/report-${i}.docx`,
-    timeMs: t + Math.floor(i / 100),
+    path: `/home/user/Documents/project-${(from + k) % 500}/report-${from + k}.docx`,
+    timeMs: t + Math.floor((from + k) / 100),
     root: '/home/user/Documents',
   }));
 }
