@@ -8,7 +8,7 @@
  * 4. the agent's event-loop delay (monitorEventLoopDelay) during each phase.
  * The compiled agent runs in this process (its resident memory is this process's: an upper
  * bound); the HTTP client runs in a child process. Results go to
- * docs/benchmarks.md. Exit code 1 when a target of the issue is missed.
+ * docs/benchmarks.md. Exit code 1 when a target of docs/benchmarks.md is missed.
  * Environment: BENCH_RECORDS (default 1000000), BENCH_KEEP=1 keeps the data directory,
  * BENCH_DIR=<dir> measures a directory kept before instead of building a new one.
  */

@@ -1,6 +1,6 @@
 /**
  * The activity record, as the audit integration API shows it (docs/audit-api.md).
- * Field names are the replaced product's (docs/audit-api.md), so existing clients read them unchanged.
+ * Field names are those of docs/audit-api.md, so existing clients read them unchanged.
  */
 
 export interface ActivityDetail {

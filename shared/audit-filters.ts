@@ -142,7 +142,7 @@ const timeframeByLowerName = new Map<string, Timeframe>(TIMEFRAMES.map((name) =>
 
 /**
  * Finds a filter by name, in JSON keys and XML element names alike, without regard to case or
- * white space: the replaced product's filter table (docs/audit-api.md) writes "Monitoring Plan" and a client sends
+ * white space: the filter table of docs/audit-api.md writes "Monitoring Plan" and a client sends
  * that key (docs/audit-api.md "Compatibility").
  */
 export function lookupFilter(name: string): FilterName | null {

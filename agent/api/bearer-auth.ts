@@ -7,7 +7,7 @@
  * A missing, malformed, unknown, expired or revoked token → 401 with
  * `WWW-Authenticate: Bearer realm="vigil", error="invalid_token", error_description="…"` and
  * the JSON error body. Departure from RFC 6750 §3.1, which says a request without credentials
- * SHOULD NOT get an error code: the issue asks for invalid_token in every case, and a client
+ * SHOULD NOT get an error code: docs/authentication.md asks for invalid_token in every case, and a client
  * gains nothing from telling "none" from "bad" (docs/authentication.md).
  */
 import type Koa from 'koa';
@@ -58,7 +58,7 @@ export function bearerAuth(deps: BearerAuthDeps): Koa.Middleware {
   return (ctx, next) => {
     // Node keeps header names in lower case; a missing header reads as '' like ctx.get() gives.
     const header = ctx.req.headers.authorization ?? '';
-    // RFC 6750 §2.3 (URI query) is not supported: "SHOULD NOT be used". Two methods at once → 400 (§3.1).
+    // RFC 6750 §2.3 (URI query) is not supported: "SHOULD NOT be used". Two methods at once → 400 (RFC 6750 §3.1).
     // (`ctx.querystring` first: parsing a URL object on every request is measurable.)
     if (ctx.querystring !== '' && ctx.URL.searchParams.has('access_token')) {
       if (header !== '') {

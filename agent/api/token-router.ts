@@ -1,7 +1,7 @@
 /**
  * `POST /api/v1/token` (docs/authentication.md): the client credentials grant (RFC 6749 §4.4)
  * and the refresh grant (RFC 6749 §6), with client authentication by body parameters or HTTP Basic
- * (§2.3.1), never both (§2.3). Errors are exactly RFC 6749 §5.2's; every answer, success or
+ * (RFC 6749 §2.3.1), never both (RFC 6749 §2.3). Errors are exactly RFC 6749 §5.2's; every answer, success or
  * not, carries `Cache-Control: no-store` and `Pragma: no-cache` (RFC 6749 §5.1).
  *
  * Order of checks: the request's form (content type, encoding, repeated or missing
@@ -135,7 +135,7 @@ export function registerTokenRoute(router: AgentApiRouter, deps: TokenRouterDeps
           );
         }
       }
-      // docs/authentication.md: the replaced product's own samples send a form body labelled JSON
+      // docs/authentication.md: existing clients' samples send a form body labelled JSON
       // (docs/authentication.md), so such a label is read as a form; a real JSON body is refused.
       const labelledJson = ctx.is('application/json') === 'application/json';
       if (!labelledJson && !ctx.is('application/x-www-form-urlencoded')) {

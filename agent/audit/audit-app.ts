@@ -78,7 +78,7 @@ function endpointOf(path: string, vendor: string): Endpoint | null {
  */
 /**
  * The body, within the audit API's limit: too large is 413 with an empty body and the
- * connection closed (docs/audit-api.md), the replaced product's answer.
+ * connection closed (docs/audit-api.md).
  */
 async function readAuditBody(ctx: Koa.Context, limit: number): Promise<Buffer> {
   try {

@@ -2,13 +2,13 @@
  * Errors of the audit API (docs/audit-api.md): an ErrorList body with Category, a Description that starts
  * with a hexadecimal code, and an optional Location; or, for some statuses, an empty body.
  * Handlers throw these; the error middleware writes them. The codes are listed in
- * docs/audit-api.md ("Errors"); they follow the replaced product's HRESULT style.
+ * docs/audit-api.md ("Errors"); they keep the HRESULT style existing clients expect.
  */
 
 export type ErrorCategory = 'XMLError' | 'InputError' | 'ServerError';
 
 export const ErrorCodes = {
-  /** A parameter or value does not convert to its type (the replaced product's code for `count`, docs/audit-api.md). */
+  /** A parameter or value does not convert to its type (the code docs/audit-api.md gives for `count`). */
   conversion: '0x80040204',
   /** A value converts but is not acceptable: unknown filter, operator, field, too many values. */
   invalidArgument: '0x80070057',
@@ -33,7 +33,7 @@ export const ErrorCodes = {
   xmlLimit: '0xC00CE577',
   /** XML: well-formed, but not this API's document (root, namespace, element, attribute). */
   xmlSchema: '0xC00CE55A',
-  /** The audit database cannot be reached (the replaced product's code, docs/audit-api.md). */
+  /** The audit database cannot be reached (the code docs/audit-api.md gives). */
   databaseUnreachable: '0x80040C0A',
   /** Anything else that went wrong inside the agent. */
   internal: '0x80004005',

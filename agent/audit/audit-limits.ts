@@ -1,5 +1,5 @@
 /**
- * The audit API's published limits (docs/audit-api.md "Limits"). The replaced product documents
+ * The audit API's published limits (docs/audit-api.md "Limits"). Existing clients know
  * a default page of 1,000 and no maximum; Vigil enforces one so a single request cannot hold
  * an unbounded page in memory.
  */

@@ -4,7 +4,7 @@
  * Defined parameters: `format` (`json` or `xml`) and, on enum and search, `count`. A defined
  * parameter that does not convert, or is given twice, is refused with InputError naming it.
  * Any other parameter is ignored (and reported at debug level by the caller): clients of the
- * replaced product (docs/audit-api.md) send parameters it never defined (`?who=`, `?from=`, `?objectType=`) and
+ * compatible API (docs/audit-api.md) send parameters it never defined (`?who=`, `?from=`, `?objectType=`) and
  * work against it, so they must work here too (docs/audit-api.md "Compatibility").
  *
  * The format: `format` when given; else JSON when the body is declared JSON (a client that sends

@@ -1,5 +1,5 @@
 /**
- * The values `Action` may take in a written record: the replaced product's documented actions (docs/audit-api.md)
+ * The values `Action` may take in a written record: the actions docs/audit-api.md lists
  * (docs/audit-api.md "Write"), also listed in docs/schemas/ (the `Action` type of
  * activity-records.xsd and activity-records.schema.json). A search may still name any value.
  */

@@ -3,7 +3,7 @@
  * of records (`{"ActivityRecordList": [...]}` is accepted too), into records ready for the store
  * (docs/audit-api.md "ActivityRecord elements"). Who, Action, What, When, Where and ObjectType are
  * required; RID is assigned by the store and DataSource is forced to `Vigil API` whatever is
- * sent (the replaced product forces its own name, docs/audit-api.md), so both are accepted and ignored, as is
+ * sent (docs/audit-api.md: the server sets its own name), so both are accepted and ignored, as is
  * IsArchiveOnly (Vigil keeps one store). MonitoringPlan takes a Name (an ID is assigned by the
  * product, so one sent is ignored). Any other field is an InputError naming it. One bad record
  * refuses the whole request: nothing is written.
@@ -18,7 +18,7 @@ import type { VendorProfile } from './vendor-profile.js';
 import type { XmlElement } from './xml-document.js';
 import { childrenOf, expectAttributes, expectRoot, textOf } from './xml-shape.js';
 
-/** Records per write request (the replaced product recommends at most 1,000: docs/audit-api.md). */
+/** Records per write request (docs/audit-api.md recommends at most 1,000). */
 export const MAX_RECORDS_PER_WRITE = 1000;
 
 const REQUIRED = ['Who', 'Action', 'What', 'When', 'Where', 'ObjectType'] as const;

@@ -1,7 +1,7 @@
 /**
  * Request bodies from bytes to values: UTF-8 (anything else is refused), then XML through the
  * safe reader or JSON through JSON.parse. A JSON body that does not parse gets 500 with an empty
- * body, the replaced product's documented rule (docs/audit-api.md) — handled here, never a crash.
+ * body, the rule of docs/audit-api.md — handled here, never a crash.
  * Pure of I/O, so the parse worker (body-parse-worker.ts) runs the same code.
  */
 import type { NewActivityRecord } from '../../shared/activity-record.js';

@@ -13,7 +13,7 @@ export const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8" standalone=
 
 // Text content only (no attribute values are written from data): & < > are the ones that matter.
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
-// Characters XML 1.0 cannot carry at all, not even as references (§2.2): a file name may hold
+// Characters XML 1.0 cannot carry at all, not even as references (XML 1.0 §2.2): a file name may hold
 // them, so they are shown as U+FFFD rather than producing a document no parser accepts.
 /* eslint-disable no-control-regex -- matching control characters is the point here */
 const FORBIDDEN =
@@ -29,7 +29,7 @@ export function xmlText(value: string): string {
 const element = (name: string, value: string | undefined): string =>
   value === undefined ? '' : `<${name}>${xmlText(value)}</${name}>`;
 
-/** One ActivityRecord element, fields in the order of the replaced product's examples (docs/audit-api.md). */
+/** One ActivityRecord element, fields in the order of docs/audit-api.md's examples. */
 export function recordXml(r: ActivityRecord): string {
   let out = '<ActivityRecord>';
   if (r.MonitoringPlan) {

@@ -1,6 +1,6 @@
 /**
  * The `{vendor}` path segment and the XML namespaces that go with it (docs/audit-api.md). With the
- * setting `auditApi.vendor` = `netwrix`, the replaced product's namespaces (docs/audit-api.md) are written and
+ * setting `auditApi.vendor` = `netwrix`, the netwrix namespaces (docs/audit-api.md) are written and
  * expected, so its clients run unchanged; any other vendor segment uses Vigil's.
  */
 

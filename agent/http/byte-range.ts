@@ -1,9 +1,9 @@
 /**
- * The `Range` request header for `bytes` (RFC 9110 §14.1.2, §14.2), for downloads that serve
+ * The `Range` request header for `bytes` (RFC 9110 §14.1.2, RFC 9110 §14.2), for downloads that serve
  * one range: a single satisfiable range → 206; no satisfiable range → 416; several ranges →
  * the whole file (RFC 9110 §14.2 lets a server ignore Range; multipart/byteranges is not
  * produced). A header that is not a valid `bytes` ranges-specifier, or another unit, is ignored
- * (RFC 9110 §14.2: "MAY ignore"), as is one sent with an `If-Range` that does not match (§13.1.5).
+ * (RFC 9110 §14.2: "MAY ignore"), as is one sent with an `If-Range` that does not match (RFC 9110 §13.1.5).
  */
 
 export type RangeDecision =

@@ -1,6 +1,6 @@
 /**
  * One log line per record. TSV columns, in this order (after the
- * replaced product's file-activity TSV, docs/activity-pipeline.md):
+ * file-activity TSV of docs/activity-pipeline.md):
  *
  *   1 Time (UTC)     `YYYY-MM-DDTHH:MM:SS.mmmZ`
  *   2 Host           the machine (the record's Where)

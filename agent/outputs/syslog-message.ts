@@ -11,7 +11,7 @@
  *
  * Framing on TCP and TLS (RFC 6587 §3.4): `Rfc5425` is octet counting, "MSG-LEN SP SYSLOG-MSG"
  * (RFC 6587 §3.4.1, RFC 5425 §4.3); `Lf`, `CrLf`, `Cr` and `Nul` append that trailer
- * (non-transparent framing, §3.4.2). On UDP each datagram holds one message (RFC 5426 §3.1).
+ * (non-transparent framing, RFC 6587 §3.4.2). On UDP each datagram holds one message (RFC 5426 §3.1).
  */
 import type { ActivityRecord } from '../../shared/activity-record.js';
 

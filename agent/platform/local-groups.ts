@@ -1,6 +1,6 @@
 /**
  * Local group membership for the InGroup / NotInGroup operators of the Who filter
- * (docs/audit-api.md). The replaced product asks Active Directory; Vigil asks the machine it runs
+ * (docs/audit-api.md). A domain-joined server would ask Active Directory; Vigil asks the machine it runs
  * on, where the platform can tell without running programs:
  * - Linux and other Unix systems: /etc/group (listed members) and /etc/passwd (primary group).
  * - macOS and Windows: their groups live in Directory Services and the SAM, which have no file

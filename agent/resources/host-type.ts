@@ -1,6 +1,6 @@
 /**
  * The one host type a workstation agent can monitor: its own file system, named after the
- * platform it runs on (docs/agent-api.md). Every other type of the replaced product (NetApp,
+ * platform it runs on (docs/agent-api.md). Every other host type of docs/agent-api.md (NetApp,
  * SharePoint, SqlServer...) is refused with a message saying why.
  */
 import { localHostType, type HostType } from '../config/monitoring-schema.js';

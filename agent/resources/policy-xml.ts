@@ -8,7 +8,7 @@
  * A policy posted as raw XML takes its name, description, path and enabled state from the
  * document when it holds them: child elements or attributes of the root named `Name`,
  * `Description`, `Path`, `Enabled` or `IsEnabled` (any case). Ids and GUIDs in the XML are
- * ignored: the agent assigns its own (the replaced product does the same, docs/agent-api.md).
+ * ignored: the agent assigns its own (docs/agent-api.md).
  *
  * A policy of kind Changes holds one `<Changes>` element (docs/directory.md) with any of
  * `<Operation>` (Added, Removed, Modified, Moved, Renamed), `<Context>` (a DN), `<Class>` (an

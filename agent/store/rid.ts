@@ -1,5 +1,5 @@
 /**
- * Record IDs in the replaced product's shape (docs/audit-api.md): the record time as 17 digits
+ * Record IDs in the shape of docs/audit-api.md: the record time as 17 digits
  * `yyyyMMddHHmmssfff` (UTC) followed by 32 upper-case hex digits of randomness, 49 characters.
  */
 import crypto from 'node:crypto';

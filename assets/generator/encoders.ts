@@ -2,7 +2,7 @@
  * Minimal encoders for the icon files the tray app and its installers need, so the icons can
  * be regenerated offline with Node alone (no ImageMagick or macOS iconutil on the build path).
  *
- * - PNG: 8-bit RGBA, one IDAT, filter type 0 on every row (PNG spec, ISO/IEC 15948 §§ 11.2, 9.2).
+ * - PNG: 8-bit RGBA, one IDAT, filter type 0 on every row (ISO/IEC 15948 §11.2, ISO/IEC 15948 §9.2).
  * - ICO: PNG-compressed entries, which Windows has read since Vista and NSIS accepts.
  * - ICNS: PNG-compressed entries under the OSTypes Apple has used since OS X 10.7/10.8.
  */

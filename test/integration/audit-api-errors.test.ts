@@ -1,5 +1,5 @@
 /**
- * The error rows of docs/audit-api.md and the issue, each with its exact status, category, namespace and
+ * The error rows of docs/audit-api.md, each with its exact status, category, namespace and
  * body rule, in XML and JSON; authentication and roles; limits; the netwrix vendor profile.
  * Every XML error body is validated against docs/schemas/<vendor>/error-list.xsd.
  */
@@ -114,7 +114,7 @@ describe('400 InputError: parameters and values that do not convert or do not fi
     expect(json.Description).toMatch(/count/);
   });
 
-  it('count=FIVE carries the conversion code of the replaced product (docs/audit-api.md "Errors")', async () => {
+  it('count=FIVE carries the conversion code of docs/audit-api.md "Errors"', async () => {
     const error = expectXmlError(
       await fx.reader.request({ path: 'activity_records/enum?count=FIVE' }),
       400,

@@ -332,7 +332,7 @@ describe('JSON spellings', () => {
     expect(await rids({ FilterList: { when: { notequalto: { lastsevendays: '' } } } })).toEqual(negated);
   });
 
-  it('reads the worked example of the replaced product (docs/audit-api.md)', async () => {
+  it('reads the worked example of docs/audit-api.md', async () => {
     const res = await fx.reader.postJson('activity_records/search', {
       FilterList: {
         Who: { NotEqualTo: 'Administrator' },

@@ -111,7 +111,7 @@ describe('paging through 10,000 records in pages of 777', () => {
     const first = await fx.reader.postJson('activity_records/search?count=50', filter);
     const body = JSON.parse(first.body) as JsonPage;
     expect(body.ActivityRecordList).toHaveLength(50);
-    // Continued on enum (as the replaced product's own client does, docs/audit-api.md): still only user7.
+    // Continued on enum (as existing clients do, docs/audit-api.md): still only user7.
     const next = await enumJson(1000, body.ContinuationMark);
     expect(next.ActivityRecordList.length).toBe(200 - 50);
     expect(next.ActivityRecordList.every((r) => r.Who === 'HOST\\user7')).toBe(true);

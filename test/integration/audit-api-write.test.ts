@@ -28,7 +28,7 @@ async function findWho(who: string): Promise<Array<Record<string, unknown>>> {
 }
 
 describe('write', () => {
-  it("stores an XML ActivityRecordList (docs/audit-api.md Write, the replaced product's example) and answers 200 with an empty body", async () => {
+  it('stores an XML ActivityRecordList (the Write example of docs/audit-api.md) and answers 200 with an empty body', async () => {
     const body = `<?xml version="1.0" encoding="utf-8"?><ActivityRecordList xmlns="${ns}">${xmlRecord('ENTERPRISE\\Administrator', '<RID>20170219144349000ABCDEFABCDEFABCDEFABCDEFABCDEFAB</RID><DataSource>Mine</DataSource><Workstation>10.0.0.1</Workstation><DetailList><Detail><PropertyName>Department</PropertyName><Before>Sales</Before><After>R&amp;D</After></Detail></DetailList><IsArchiveOnly>false</IsArchiveOnly>')}</ActivityRecordList>`;
     validateXml(body, 'activity-records');
     const res = await fx.writer.postXml('activity_records/', body);

@@ -1,5 +1,5 @@
 /**
- * The token endpoint takes the requests of the replaced product's own samples unchanged (docs/authentication.md)
+ * The token endpoint takes the sample requests of docs/authentication.md unchanged
  * (docs/authentication.md): its PowerShell sample labels a form body
  * `application/json`, its curl sample posts the form with `-d`. A real JSON body stays refused.
  */
@@ -20,7 +20,7 @@ afterAll(() => agent.stop());
 const post = (headers: Record<string, string>, body: string) =>
   apiRequest(agent, { method: 'POST', path: '/api/v1/token', headers, body });
 
-describe('requests of the replaced product’s samples (docs/authentication.md)', () => {
+describe('the sample requests of docs/authentication.md', () => {
   it("PowerShell: Invoke-RestMethod -ContentType 'application/json' -Body 'grant_type=client_credentials&client_id=…&client_secret=…' gets tokens", async () => {
     // What Invoke-RestMethod sends for that sample: the string body as it is, labelled JSON.
     const body = `grant_type=client_credentials&client_id=${client.clientId}&client_secret=${client.clientSecret}`;

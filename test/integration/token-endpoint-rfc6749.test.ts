@@ -298,7 +298,7 @@ describe('RFC 6749 §6 refreshing an access token', () => {
     expect(third.status).toBe(200);
   });
 
-  // RFC 6749 §6: "validate the refresh token" / §5.2 invalid_grant: "The provided authorization grant
+  // RFC 6749 §6: "validate the refresh token" / RFC 6749 §5.2 invalid_grant: "The provided authorization grant
   // (e.g., authorization code, resource owner credentials) or refresh token is invalid,
   // expired, revoked, does not match the redirection URI used in the authorization request, or
   // was issued to another client."

@@ -36,7 +36,7 @@ interface Seen {
   contentType: string | undefined;
 }
 
-/** The console's session endpoint as the contract describes it; `mode` switches its behaviour. */
+/** The console's session endpoint as shared/console-api.ts describes it; `mode` switches its behaviour. */
 let mode: 'ok' | 'unauthorized' | 'garbage' | 'silent' = 'ok';
 const seen: Seen[] = [];
 let server: http.Server;

@@ -1,7 +1,7 @@
 /**
  * electron-builder.yml cannot be exercised here (packaging downloads Electron, docs/architecture.md),
  * so this test checks what can be checked offline: the file passes electron-builder's own
- * schema validation, names the targets and icons the issue asks for, and its `files` list
+ * schema validation, names the targets and icons README.md lists, and its `files` list
  * (evaluated the way electron-builder does: minimatch with dot:true, later patterns win)
  * selects the compiled app and nothing from the sources, tests or benchmarks.
  */

@@ -1,5 +1,5 @@
 /**
- * Bearer access rows of the security catalogue (RFC 6750 §2.1, §3; docs/security.md) that
+ * Bearer access rows of docs/security.md (RFC 6750 §2.1, RFC 6750 §3) that
  * test/integration/bearer-auth.test.ts and agents-permission-matrix.test.ts do not already
  * cover: generated Authorization headers (B03), id and path tricks (B10, on the agent routes
  * that exist in this branch), and method tricks without a token (B11).
@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => agent.stop());
 
-describe('Authorization headers (RFC 6750 §2.1, §3)', () => {
+describe('Authorization headers (RFC 6750 §2.1, RFC 6750 §3)', () => {
   it('B03 generated headers: 200 only for "Bearer <the token>" in any case; else 401 with a Bearer challenge or 400; never 5xx, never echoed', async () => {
     const valid = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
     const scheme = fc.constantFrom('Bearer', 'bearer', 'BEARER', 'Basic', 'Token', 'MAC', '', 'Bearer:', 'Bearer\t');

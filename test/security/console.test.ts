@@ -1,5 +1,5 @@
 /**
- * Console rows of the security catalogue (docs/console.md, docs/security.md) that
+ * Console rows of docs/security.md (and docs/console.md) that
  * test/integration/console-*.test.ts do not already cover: no state change through GET (C06),
  * hardening headers on every answer (C07), and the console token kept out of the process list
  * and environment (C09).

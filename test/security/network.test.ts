@@ -1,5 +1,5 @@
 /**
- * TLS and network rows of the security catalogue (docs/security.md) that the listener tests in
+ * TLS and network rows of docs/security.md that the listener tests in
  * test/integration/ (tls, allow-list, console-listener) do not already cover: what the served
  * certificate holds (N03), host-name verification (N05), a flood from a refused address (N08)
  * and slow clients (N13).

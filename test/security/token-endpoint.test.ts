@@ -1,5 +1,5 @@
 /**
- * Token endpoint and refresh rows of the security catalogue (docs/authentication.md, docs/security.md, F11)
+ * Token endpoint and refresh rows of docs/security.md (F11; docs/authentication.md)
  * that test/integration/token-endpoint-*.test.ts, credential-lifetimes.test.ts
  * and test/unit/token-service.test.ts do not already cover. Each test names its row and rule.
  */
@@ -43,7 +43,7 @@ const raw = (body: string, path = '/api/v1/token'): Promise<ApiResponse> =>
 const refresh = (c: EnrolledClient, token: string, extra: Record<string, string> = {}): Promise<ApiResponse> =>
   tokenRequest(agent, { grant_type: 'refresh_token', client_id: c.clientId, refresh_token: token, ...extra });
 
-describe('client authentication (RFC 6749 §2.3, §5.2)', () => {
+describe('client authentication (RFC 6749 §2.3, RFC 6749 §5.2)', () => {
   it('T04 unknown client and wrong secret: one answer, the reason in the server log only, never a secret', async () => {
     const client = await enrolClient(agent, ['read']);
     const before = logLines.length;
@@ -168,7 +168,7 @@ describe('clock jumps (docs/security.md, F11)', () => {
   });
 });
 
-describe('generated form bodies (RFC 6749 §3.2, §5.2; docs/security.md T17, T18)', () => {
+describe('generated form bodies (RFC 6749 §3.2, RFC 6749 §5.2; docs/security.md T17, T18)', () => {
   const ERRORS = new Set([
     'invalid_request',
     'invalid_client',

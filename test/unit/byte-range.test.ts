@@ -1,4 +1,4 @@
-/** The Range and If-Range rules of log file downloads (agent/http/byte-range.ts, RFC 9110 §13.1.5, §14). */
+/** The Range and If-Range rules of log file downloads (agent/http/byte-range.ts, RFC 9110 §13.1.5, RFC 9110 §14). */
 import { describe, expect, it } from 'vitest';
 import { decideRange, ifRangeMatches } from '../../agent/http/byte-range.js';
 

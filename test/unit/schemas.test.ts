@@ -1,4 +1,4 @@
-/** The netwrix schemas are the vigil ones with the replaced product's namespaces (docs/audit-api.md "Vendor profile"), nothing else. */
+/** The netwrix schemas are the vigil ones with the netwrix namespaces (docs/audit-api.md "Vendor profile"), nothing else. */
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -21,7 +21,7 @@ describe('syslog messages', () => {
     expect(headerField('x'.repeat(40), 32)).toHaveLength(32);
   });
 
-  it('frames with octet counting or a trailer (RFC 6587 §3.4.1, §3.4.2)', () => {
+  it('frames with octet counting or a trailer (RFC 6587 §3.4.1, RFC 6587 §3.4.2)', () => {
     expect(frame('<109>1 – x', 'Rfc5425').toString()).toBe('12 <109>1 – x'); // length in bytes, not characters
     expect(frame('m', 'Lf').toString()).toBe('m\n');
     expect(frame('m', 'CrLf').toString()).toBe('m\r\n');

@@ -1,4 +1,4 @@
-/** Parsing the token endpoint's input: strict form bodies (RFC 6749 §3.2) and Basic credentials (§2.3.1). */
+/** Parsing the token endpoint's input: strict form bodies (RFC 6749 §3.2) and Basic credentials (RFC 6749 §2.3.1). */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseFormParameters } from '../../agent/auth/form-parameters.js';

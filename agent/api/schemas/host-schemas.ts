@@ -1,6 +1,6 @@
 /**
  * The Host resource (docs/agent-api.md): what the agent monitors — on a workstation, its own
- * file system with the folders to watch. Names follow the replaced product, docs/agent-api.md (`host`,
+ * file system with the folders to watch. Names are those of docs/agent-api.md (`host`,
  * `isEnabled`), in the API and in settings.json alike.
  */
 import { z } from 'zod';

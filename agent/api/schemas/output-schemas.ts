@@ -1,6 +1,6 @@
 /**
  * The Output resource (docs/agent-api.md): a LogFile or Syslog output of a host or a domain.
- * Names follow the replaced product (docs/agent-api.md; `isEnabled`, `logFile.daysToRetain`), in the API and in
+ * Names are those of docs/agent-api.md (`isEnabled`, `logFile.daysToRetain`), in the API and in
  * settings.json alike.
  */
 import { z } from 'zod';

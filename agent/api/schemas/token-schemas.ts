@@ -1,4 +1,4 @@
-/** The token endpoint (docs/authentication.md, RFC 6749 §4.4, §6), for the OpenAPI description; agent/auth/ implements it. */
+/** The token endpoint (docs/authentication.md, RFC 6749 §4.4, RFC 6749 §6), for the OpenAPI description; agent/auth/ implements it. */
 import { z } from 'zod';
 
 export const tokenRequestSchema = z
