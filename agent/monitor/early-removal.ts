@@ -21,20 +21,26 @@ import type { FileTree } from './file-tree.js';
 
 export const EARLY_REMOVAL_WAIT_MS = 5_000;
 
+/** A batch's listing, its hints and where the removals that wait go. */
+export interface RemovalBatch {
+  /** The batch's known entries; those that wait are taken out. */
+  before: Map<string, SnapshotEntry>;
+  after: ReadonlyMap<string, SnapshotEntry>;
+  /** When each path was first hinted. */
+  hints: ReadonlyMap<string, number>;
+  now: number;
+  defer: (p: string, firstSeen: number) => void;
+  waitMs?: number;
+}
+
 /**
- * Takes such folders out of `before` and hands each to `defer` (with when it was first hinted).
+ * Takes such folders out of `batch.before` and hands each to `batch.defer` (with when it was
+ * first hinted).
  * `waiting`: those folders; `expired`: how many waited `waitMs` and go through now, with
  * entries whose events never came.
  */
-export function deferEarlyFolderRemovals(
-  before: Map<string, SnapshotEntry>,
-  after: ReadonlyMap<string, SnapshotEntry>,
-  tree: FileTree,
-  hints: ReadonlyMap<string, number>,
-  now: number,
-  defer: (p: string, firstSeen: number) => void,
-  waitMs = EARLY_REMOVAL_WAIT_MS,
-): { waiting: string[]; expired: number } {
+export function deferEarlyFolderRemovals(batch: RemovalBatch, tree: FileTree): { waiting: string[]; expired: number } {
+  const { before, after } = batch;
   const gone: string[] = [];
   for (const [p, entry] of before) if (entry.dir && !after.has(p)) gone.push(p);
   if (gone.length === 0) return { waiting: [], expired: 0 };
@@ -65,7 +71,7 @@ export function deferEarlyFolderRemovals(
 
   return holdBack(
     gone.filter((p) => !complete(p)),
-    { before, hints, now, defer, waitMs },
+    batch,
   );
 }
 
@@ -77,14 +83,10 @@ export function deferEarlyFolderRemovals(
  * half. `expired`: files that waited in vain (recorded without an actor).
  */
 export function deferEarlyFileRemovals(
-  before: Map<string, SnapshotEntry>,
-  after: ReadonlyMap<string, SnapshotEntry>,
+  batch: RemovalBatch,
   removalReported: (p: string) => boolean,
-  hints: ReadonlyMap<string, number>,
-  now: number,
-  defer: (p: string, firstSeen: number) => void,
-  waitMs = EARLY_REMOVAL_WAIT_MS,
 ): { waiting: string[]; expired: number } {
+  const { before, after } = batch;
   const early: string[] = [];
   let present: Set<string> | null = null; // inodes in `after`, built only when a file is gone
   for (const [p, entry] of before) {
@@ -92,21 +94,12 @@ export function deferEarlyFileRemovals(
     present ??= new Set(Array.from(after.values(), (e) => `${e.dev}:${e.ino}`));
     if (!present.has(`${entry.dev}:${entry.ino}`)) early.push(p);
   }
-  return holdBack(early, { before, hints, now, defer, waitMs });
+  return holdBack(early, batch);
 }
 
 /** Defers the early removals that have waited less than `waitMs` since first hinted; counts the rest. */
-function holdBack(
-  early: readonly string[],
-  batch: {
-    before: Map<string, SnapshotEntry>;
-    hints: ReadonlyMap<string, number>;
-    now: number;
-    defer: (p: string, firstSeen: number) => void;
-    waitMs: number;
-  },
-): { waiting: string[]; expired: number } {
-  const { before, hints, now, defer, waitMs } = batch;
+function holdBack(early: readonly string[], batch: RemovalBatch): { waiting: string[]; expired: number } {
+  const { before, hints, now, defer, waitMs = EARLY_REMOVAL_WAIT_MS } = batch;
   const waiting = early.filter((p) => now - (hints.get(p) ?? now) < waitMs);
   for (const p of waiting) {
     before.delete(p);

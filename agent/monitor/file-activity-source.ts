@@ -179,11 +179,8 @@ export class FileActivitySource implements ActivitySource {
     const reported = this.options.removalReported;
     if (reported) {
       // An attributing source: what was found gone before its delete events waits for them.
-      const defer = (p: string, firstSeen: number): void => this.batcher.defer(p, firstSeen);
-      for (const early of [
-        deferEarlyFolderRemovals(before, after, this.tree, hints, now, defer),
-        deferEarlyFileRemovals(before, after, reported, hints, now, defer),
-      ]) {
+      const batch = { before, after, hints, now, defer: (p: string, at: number) => this.batcher.defer(p, at) };
+      for (const early of [deferEarlyFolderRemovals(batch, this.tree), deferEarlyFileRemovals(batch, reported)]) {
         for (const p of early.waiting) deferred.add(p);
         this.counters.earlyRemovalsExpired += early.expired; // removals whose events never came
       }

@@ -12,7 +12,6 @@
 #include <node_api.h>
 
 #include <cstring>
-#include <string>
 #include <utility>
 #include <vector>
 

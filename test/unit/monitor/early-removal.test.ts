@@ -32,7 +32,10 @@ describe('early folder removals', () => {
     ]);
     const deferred: Array<[string, number]> = [];
     const hints = new Map([['/w/d', 1000]]);
-    const waiting = deferEarlyFolderRemovals(before, new Map(), tree, hints, 1500, (p, t) => deferred.push([p, t]));
+    const waiting = deferEarlyFolderRemovals(
+      { before, after: new Map(), hints, now: 1500, defer: (p, t) => deferred.push([p, t]) },
+      tree,
+    );
     expect(waiting).toEqual({ waiting: ['/w/d'], expired: 0 });
     expect(deferred).toEqual([['/w/d', 1000]]); // keeps when it was first hinted
     expect([...before.keys()]).toEqual(['/w/d/a.txt']); // a.txt's removal goes through now
@@ -44,12 +47,24 @@ describe('early folder removals', () => {
       new Map(['/w/d', '/w/d/a.txt', '/w/d/b.txt'].map((p) => [p, tree.get(p)!] as const));
     const none = (): void => expect.unreachable('nothing is deferred');
     const nothing = { waiting: [], expired: 0 };
-    expect(deferEarlyFolderRemovals(all(), new Map(), tree, new Map(), 0, none)).toEqual(nothing);
+    expect(
+      deferEarlyFolderRemovals({ before: all(), after: new Map(), hints: new Map(), now: 0, defer: none }, tree),
+    ).toEqual(nothing);
     const onlyFolder = (): Map<string, SnapshotEntry> => new Map([['/w/d', tree.get('/w/d')!]]);
     const stillThere = new Map([['/w/d', tree.get('/w/d')!]]);
-    expect(deferEarlyFolderRemovals(onlyFolder(), stillThere, tree, new Map(), 0, none)).toEqual(nothing);
+    expect(
+      deferEarlyFolderRemovals(
+        { before: onlyFolder(), after: stillThere, hints: new Map(), now: 0, defer: none },
+        tree,
+      ),
+    ).toEqual(nothing);
     const hints = new Map([['/w/d', 0]]);
-    expect(deferEarlyFolderRemovals(onlyFolder(), new Map(), tree, hints, EARLY_REMOVAL_WAIT_MS, none)).toEqual({
+    expect(
+      deferEarlyFolderRemovals(
+        { before: onlyFolder(), after: new Map(), hints, now: EARLY_REMOVAL_WAIT_MS, defer: none },
+        tree,
+      ),
+    ).toEqual({
       waiting: [],
       expired: 1,
     });
@@ -63,12 +78,17 @@ describe('early folder removals', () => {
     const defer = (p: string): number => deferred.push(p);
     // sub's c.txt has no event yet: sub waits, and so does d, though its own files have theirs.
     const partial = known('/w/d', '/w/d/a.txt', '/w/d/b.txt', '/w/d/sub');
-    const first = deferEarlyFolderRemovals(partial, new Map(), tree, new Map(), 0, defer);
+    const first = deferEarlyFolderRemovals(
+      { before: partial, after: new Map(), hints: new Map(), now: 0, defer: defer },
+      tree,
+    );
     expect(first.waiting.sort()).toEqual(['/w/d', '/w/d/sub']);
     expect([...partial.keys()].sort()).toEqual(['/w/d/a.txt', '/w/d/b.txt']);
     // Every entry of the tree has its event: nothing waits.
     const whole = known('/w/d', '/w/d/a.txt', '/w/d/b.txt', '/w/d/sub', '/w/d/sub/c.txt');
-    expect(deferEarlyFolderRemovals(whole, new Map(), tree, new Map(), 0, defer)).toEqual({ waiting: [], expired: 0 });
+    expect(
+      deferEarlyFolderRemovals({ before: whole, after: new Map(), hints: new Map(), now: 0, defer: defer }, tree),
+    ).toEqual({ waiting: [], expired: 0 });
     expect(whole.size).toBe(5);
   });
 });
@@ -84,7 +104,10 @@ describe('early file removals', () => {
     const deferred: Array<[string, number]> = [];
     const reported = (p: string): boolean => p === '/w/b.txt';
     const hints = new Map([['/w/a.txt', 1000]]);
-    const result = deferEarlyFileRemovals(before, after, reported, hints, 1200, (p, t) => deferred.push([p, t]));
+    const result = deferEarlyFileRemovals(
+      { before, after: after, hints, now: 1200, defer: (p, t) => deferred.push([p, t]) },
+      reported,
+    );
     expect(result).toEqual({ waiting: ['/w/a.txt'], expired: 0 });
     expect(deferred).toEqual([['/w/a.txt', 1000]]); // keeps when it was first hinted
     expect([...before.keys()]).toEqual(['/w/b.txt', '/w/c.txt']);
@@ -95,12 +118,17 @@ describe('early file removals', () => {
     const never = (): boolean => false;
     // The same inode under another name: half of a rename, compared now with the other half.
     const renamed = known(['/w/old.txt', 7]);
-    const result = deferEarlyFileRemovals(renamed, known(['/w/new.txt', 7]), never, new Map(), 0, none);
+    const result = deferEarlyFileRemovals(
+      { before: renamed, after: known(['/w/new.txt', 7]), hints: new Map(), now: 0, defer: none },
+      never,
+    );
     expect(result).toEqual({ waiting: [], expired: 0 });
     expect(renamed.has('/w/old.txt')).toBe(true);
     const late = known(['/w/a.txt', 3]);
     const hints = new Map([['/w/a.txt', 0]]);
-    expect(deferEarlyFileRemovals(late, new Map(), never, hints, EARLY_REMOVAL_WAIT_MS, none)).toEqual({
+    expect(
+      deferEarlyFileRemovals({ before: late, after: new Map(), hints, now: EARLY_REMOVAL_WAIT_MS, defer: none }, never),
+    ).toEqual({
       waiting: [],
       expired: 1,
     });
