@@ -20,6 +20,7 @@
 #include <sqlite3ext.h>
 
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 #include "canonical_json.h"
@@ -141,7 +142,13 @@ void DeleteChain(void* chain) { delete static_cast<ConnectionChain*>(chain); }
 // DIRECTONLY: neither function can be called from a trigger or a view a database file brings.
 extern "C" VIGIL_EXPORT int sqlite3_vigilchain_init(sqlite3* db, char** error, const sqlite3_api_routines* api) {
   (void)error;
-  SQLITE_EXTENSION_INIT2(api);
+  // The API table is the one SQLite of the process (better-sqlite3's), the same for every
+  // connection; set once, because the store's threads load the extension concurrently.
+  static std::once_flag api_set;
+  std::call_once(api_set, [api] {
+    (void)api;  // unused when the extension is compiled into SQLite itself (SQLITE_CORE)
+    SQLITE_EXTENSION_INIT2(api);
+  });
   auto* chain = new ConnectionChain();
   const int flags = SQLITE_UTF8 | SQLITE_DIRECTONLY;
   const int status = sqlite3_create_function_v2(db, "vigil_chain_from", 1, flags, chain, ChainFrom, nullptr, nullptr,
