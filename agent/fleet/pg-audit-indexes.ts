@@ -43,3 +43,22 @@ export const WHO_ACTION_FOLDED_INDEX_MIGRATION: Omit<FleetMigration, 'version'> 
     DROP INDEX vigil_records_who_folded;
   `,
 };
+
+/**
+ * One account's first page ("what did this account do"): the folded account index found all of
+ * the account's records (about 20,000 of 10,000,000), which were then sorted by `seq` to keep
+ * the oldest 1,000. With `seq` after the equality columns, each day partition's index lists the
+ * account's records (or its records of one action) already in `seq` order, and PostgreSQL merges
+ * the partitions' lists and stops at the page's end (a Merge Append under the LIMIT). The test
+ * must then be an equality, not `= ANY(array)`: before PostgreSQL 17 an array test does not keep
+ * the index's order (pg-audit-query.ts, `foldedTest`). These two replace the index of migration 5.
+ */
+export const SEQ_ORDERED_ACCOUNT_INDEXES_MIGRATION: Omit<FleetMigration, 'version'> = {
+  name: 'btree indexes on the folded account (and action) followed by seq, for pages of one account in seq order',
+  sql: `
+    CREATE INDEX vigil_records_who_folded_seq ON vigil_records (lower(who COLLATE "C"), seq);
+    CREATE INDEX vigil_records_who_action_folded_seq
+      ON vigil_records (lower(who COLLATE "C"), lower(action COLLATE "C"), seq);
+    DROP INDEX vigil_records_who_action_folded;
+  `,
+};

@@ -60,8 +60,8 @@ const COLUMNS: Record<Exclude<TextFilter, 'Detail' | 'Before' | 'After'>, string
 };
 
 /**
- * The account and the action with ASCII letters folded: the columns of the
- * vigil_records_who_action_folded index (pg-audit-indexes.ts).
+ * The account and the action with ASCII letters folded: the leading columns of the
+ * vigil_records_who_folded_seq and vigil_records_who_action_folded_seq indexes (pg-audit-indexes.ts).
  */
 const WHO_FOLDED = 'lower(a.who COLLATE "C")';
 const FOLDED: Partial<Record<TextFilter, string>> = { Who: WHO_FOLDED, Action: 'lower(a.action COLLATE "C")' };
@@ -248,7 +248,10 @@ class Builder {
     const folded = FOLDED[group.filter as TextFilter];
     if (folded === undefined || (group.filter === 'Action' && !accountFolded)) return null;
     const values = foldedValues(group);
-    return values === null ? null : `${folded} = ANY(${this.bind(values)}::text[])`;
+    if (values === null) return null;
+    return values.length === 1
+      ? `${folded} = ${this.bind(values[0])}`
+      : `${folded} = ANY(${this.bind(values)}::text[])`;
   }
 
   /**

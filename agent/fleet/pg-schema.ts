@@ -7,6 +7,7 @@
 import type pg from 'pg';
 import {
   AUDIT_INDEXES_MIGRATION,
+  SEQ_ORDERED_ACCOUNT_INDEXES_MIGRATION,
   WHO_ACTION_FOLDED_INDEX_MIGRATION,
   WHO_FOLDED_INDEX_MIGRATION,
 } from './pg-audit-indexes.js';
@@ -87,6 +88,7 @@ export const FLEET_MIGRATIONS: readonly FleetMigration[] = [
     sql: 'ALTER TABLE vigil_records ADD COLUMN json text;',
   },
   { version: 5, ...WHO_ACTION_FOLDED_INDEX_MIGRATION },
+  { version: 6, ...SEQ_ORDERED_ACCOUNT_INDEXES_MIGRATION },
 ];
 
 export const FLEET_SCHEMA_VERSION = FLEET_MIGRATIONS[FLEET_MIGRATIONS.length - 1]!.version;
