@@ -21,7 +21,7 @@ import {
   type TextCondition,
   type TextFilter,
 } from '../../shared/audit-filters.js';
-import { whenRange, workingHoursWindow } from '../../shared/audit-when.js';
+import { whenRange, workingHoursWindow, type TimeRange } from '../../shared/audit-when.js';
 import { containsExpression } from './search-text.js';
 import {
   DETAILS_FUNCTION,
@@ -38,6 +38,12 @@ export interface CompiledSearch {
   params: Array<string | number>;
   /** FTS5 expression whose matches are a superset of the records `where` accepts, or null. */
   match: string | null;
+  /**
+   * Time ranges (UTC ms, [from, to)) one of which holds the When of every record `where`
+   * accepts, or null when the search has no positive When: the reader finds through the when_ms
+   * index which seqs they span (audit-reader.ts, `whenSpan`).
+   */
+  when: TimeRange[] | null;
 }
 
 export interface CompileOptions {
@@ -208,10 +214,22 @@ function groupMatch(group: FilterGroup): string | null {
   return alternatives.length === 1 ? alternatives[0]! : `(${alternatives.join(' OR ')})`;
 }
 
+/** The ranges of the positive When conditions (ORed within their group), or null when there is none. */
+function whenRanges(groups: readonly FilterGroup[], reference: number): TimeRange[] | null {
+  const when = groups.find((g) => g.filter === 'When');
+  if (when === undefined || when.anyOf.length === 0) return null;
+  return when.anyOf.flatMap((c) => (c.filter === 'When' ? [whenRange(c.value, reference)] : []));
+}
+
 export function compileSearch(conditions: readonly FilterCondition[], options: CompileOptions): CompiledSearch {
   const groups = groupConditions(conditions);
   const builder = new Builder(options);
   const where = groups.length === 0 ? '1' : groups.map((g) => `(${builder.group(g)})`).join(' AND ');
   const matches = groups.map(groupMatch).filter((m): m is string => m !== null);
-  return { where, params: builder.params, match: matches.length === 0 ? null : matches.join(' AND ') };
+  return {
+    where,
+    params: builder.params,
+    match: matches.length === 0 ? null : matches.join(' AND '),
+    when: whenRanges(groups, options.reference),
+  };
 }

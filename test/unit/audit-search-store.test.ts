@@ -206,6 +206,61 @@ describe('audit search on SQLite', () => {
     reader.close();
   });
 
+  it('pages a time window both ways as a full walk would, when its records lie in two runs far apart, in none, or in more than its span is read for', async () => {
+    // Records a minute apart (seq order is time order), then some written late with old times
+    // (as the audit API's writers may): a window's seqs are then two runs far apart.
+    const own = AuditStore.open({ file: path.join(makeTempDir(), 'audit.db'), synchronous: 'NORMAL' });
+    const start = Date.UTC(2026, 9, 1);
+    const at = (minute: number): NewActivityRecord => ({
+      Who: `HOST\\user${minute % 7}`,
+      Action: ACTIONS[minute % ACTIONS.length]!,
+      What: `/f/${minute}`,
+      When: new Date(start + minute * 60_000).toISOString(),
+      Where: 'h',
+      ObjectType: 'File',
+      DataSource: 'File System',
+    });
+    const minutes = [...Array.from({ length: 30_000 }, (_, i) => i), 90, 95, 29_000, 5];
+    for (let i = 0; i < minutes.length; i += 5_000) own.insertBatch(minutes.slice(i, i + 5_000).map(at));
+    const reader = new AuditReader({ file: own.file });
+    const iso = (minute: number): string => new Date(start + minute * 60_000).toISOString();
+    const expected = (from: number, to: number, who?: string): number[] =>
+      minutes.flatMap((m, i) =>
+        m >= from && m < to && (who === undefined || `HOST\\${who}` === at(m).Who) ? [i + 1] : [],
+      );
+    const check = async (from: number, to: number, who?: string, count = 17): Promise<void> => {
+      const conditions = [
+        whenCondition('Equals', { from: iso(from), to: iso(to) }, '/w'),
+        ...(who === undefined ? [] : [textCondition('Who', 'Equals', `HOST\\${who}`, '/u')]),
+      ];
+      const search = compileSearch(conditions, { reference });
+      const forward: number[] = [];
+      for (let after = 0, guard = 0; guard < 100; guard++) {
+        const page = await reader.findPage(search, after, count);
+        expect(page.through).toBeGreaterThanOrEqual(after);
+        forward.push(...page.seqs);
+        if (page.seqs.length < count) break;
+        after = page.through;
+      }
+      expect(forward).toEqual(expected(from, to, who));
+      const backward: number[] = [];
+      for (let before = Number.MAX_SAFE_INTEGER, guard = 0; before > 0 && guard < 100; guard++) {
+        const page = await reader.findPageBefore(search, before, count);
+        backward.push(...page.seqs);
+        before = page.through;
+      }
+      expect(backward.reverse()).toEqual(expected(from, to, who));
+    };
+    await check(60, 120); // an hour: its own 60 minutes at seq 61–120, then two written late
+    await check(0, 10); // the first records, and one written last
+    await check(29_990, 30_000, 'user3'); // the newest, one account
+    await check(28_999, 29_001); // one minute written twice, 1,000 records apart
+    await check(40_000, 40_060); // no record
+    await check(100, 25_100, undefined, 1_000); // more records than the index is read for: a full walk
+    reader.close();
+    own.close();
+  });
+
   it("bounds each record's test: a substring filter sees the first 4,096 characters of a field", async () => {
     const own = AuditStore.open({ file: path.join(makeTempDir(), 'audit.db'), synchronous: 'NORMAL' });
     const base = {
