@@ -45,7 +45,7 @@ export interface AuditReaderOptions {
   turns?: TurnQueue;
 }
 
-/** Index entries a When range's span is read from at most: about 2 ms (whenSpan). */
+/** Index entries a When range's span is read from at most: 3–7 ms at 10,000,000 records (whenSpan). */
 const WHEN_SPAN_PROBE = 20_000;
 
 /** Columns of a raw record row, in the order of RawRecordRow. */
