@@ -22,7 +22,7 @@ import {
   type TextFilter,
 } from '../../shared/audit-filters.js';
 import { whenRange, workingHoursWindow, type TimeRange } from '../../shared/audit-when.js';
-import { containsExpression } from './search-text.js';
+import { matchExpression, MIN_INDEXED_LENGTH, trigrams, type MatchTerms } from './search-text.js';
 import {
   DETAILS_FUNCTION,
   FOLD_FUNCTION,
@@ -38,6 +38,8 @@ export interface CompiledSearch {
   params: Array<string | number>;
   /** FTS5 expression whose matches are a superset of the records `where` accepts, or null. */
   match: string | null;
+  /** `match` as its trigrams (search-text.ts), or null with it. */
+  matchTerms: MatchTerms | null;
   /**
    * Time ranges (UTC ms, [from, to)) one of which holds the When of every record `where`
    * accepts, or null when the search has no positive When: the reader finds through the when_ms
@@ -200,18 +202,20 @@ class Builder {
   }
 }
 
-/** The index can narrow a filter when every positive value is a long enough substring test. */
-function groupMatch(group: FilterGroup): string | null {
+/**
+ * The index can narrow a filter when every positive value is a long enough substring test: the
+ * trigrams of each value, one alternative per value.
+ */
+function groupTerms(group: FilterGroup): string[][] | null {
   if (group.anyOf.length === 0) return null;
-  const alternatives: string[] = [];
+  const alternatives: string[][] = [];
   for (const condition of group.anyOf) {
     if (condition.filter === 'When' || condition.filter === 'WorkingHours' || condition.filter === 'RID') return null;
     if (condition.operator === 'InGroup') return null;
-    const expression = containsExpression(condition.value);
-    if (expression === null) return null;
-    alternatives.push(`(${expression})`);
+    if (Array.from(condition.value).length < MIN_INDEXED_LENGTH) return null;
+    alternatives.push(trigrams(condition.value));
   }
-  return alternatives.length === 1 ? alternatives[0]! : `(${alternatives.join(' OR ')})`;
+  return alternatives;
 }
 
 /** The ranges of the positive When conditions (ORed within their group), or null when there is none. */
@@ -225,11 +229,12 @@ export function compileSearch(conditions: readonly FilterCondition[], options: C
   const groups = groupConditions(conditions);
   const builder = new Builder(options);
   const where = groups.length === 0 ? '1' : groups.map((g) => `(${builder.group(g)})`).join(' AND ');
-  const matches = groups.map(groupMatch).filter((m): m is string => m !== null);
+  const terms = groups.map(groupTerms).filter((t): t is string[][] => t !== null);
   return {
     where,
     params: builder.params,
-    match: matches.length === 0 ? null : matches.join(' AND '),
+    match: terms.length === 0 ? null : matchExpression(terms),
+    matchTerms: terms.length === 0 ? null : terms,
     when: whenRanges(groups, options.reference),
   };
 }

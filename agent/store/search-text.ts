@@ -85,10 +85,36 @@ export function trigrams(value: string): string[] {
 }
 
 /** An FTS5 string literal: double quotes, inner quotes doubled (SQLite FTS5 query syntax). */
-const quote = (token: string): string => `"${token.replace(/"/g, '""')}"`;
+export const ftsString = (token: string): string => `"${token.replace(/"/g, '""')}"`;
 
-/** The FTS5 expression matching records that contain every trigram of `value`; null if too short. */
-export function containsExpression(value: string): string | null {
-  if (Array.from(value).length < MIN_INDEXED_LENGTH) return null;
-  return trigrams(value).map(quote).join(' AND ');
+/**
+ * An index query as trigrams: every group must match; within a group, one of its alternatives
+ * (a filter's values); within an alternative, every trigram (of one value).
+ */
+export type MatchTerms = ReadonlyArray<ReadonlyArray<readonly string[]>>;
+
+/** The FTS5 expression of `terms`. */
+export function matchExpression(terms: MatchTerms): string {
+  return terms
+    .map((alternatives) => {
+      const each = alternatives.map((trigramsOfValue) => `(${trigramsOfValue.map(ftsString).join(' AND ')})`);
+      return each.length === 1 ? each[0]! : `(${each.join(' OR ')})`;
+    })
+    .join(' AND ');
+}
+
+/**
+ * `terms` cut to the `kept` rarest trigrams by `rarity` (higher: rarer), a superset of the same
+ * records. Filters of one value each are ANDed, so their trigrams are one pool (an account's
+ * rare ones then stand for "Moved", whose three are all common); a filter of several values
+ * keeps an alternative per value, each cut alone.
+ */
+export function narrowTerms(terms: MatchTerms, rarity: (trigram: string) => number, kept: number): MatchTerms {
+  const rarest = (all: readonly string[]): string[] =>
+    [...all].sort((a, b) => rarity(b) - rarity(a) || (a < b ? -1 : a > b ? 1 : 0)).slice(0, kept);
+  const single = terms.filter((alternatives) => alternatives.length === 1);
+  const several = terms.filter((alternatives) => alternatives.length > 1);
+  const pooled =
+    single.length === 0 ? [] : [[rarest([...new Set(single.flatMap((alternatives) => alternatives[0]!))])]];
+  return [...pooled, ...several.map((alternatives) => alternatives.map(rarest))];
 }

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { AuditStore } from '../../agent/store/audit-store.js';
 import { SearchIndexer } from '../../agent/store/search-indexer.js';
-import { containsExpression, detailsText, trigrams } from '../../agent/store/search-text.js';
+import { detailsText, matchExpression, narrowTerms, trigrams } from '../../agent/store/search-text.js';
 import type { NewActivityRecord } from '../../shared/activity-record.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
@@ -31,7 +31,7 @@ function setup() {
       return db
         .prepare('SELECT rowid FROM record_text WHERE record_text MATCH ? ORDER BY rowid')
         .pluck()
-        .all(containsExpression(value)) as number[];
+        .all(matchExpression([[trigrams(value)]])) as number[];
     } finally {
       db.close();
     }
@@ -44,8 +44,40 @@ describe('search text', () => {
     expect(trigrams('abcab')).toEqual(['abc', 'bca', 'cab']);
     expect(trigrams('a😀bc')).toEqual(['a😀b', '😀bc']);
     expect(trigrams('x'.repeat(2) + 'abcdefghijklmnopqrstuvwxyz').length).toBeLessThanOrEqual(12);
-    expect(containsExpression('ab')).toBeNull();
-    expect(containsExpression('a"b')).toBe('"a""b"');
+    expect(trigrams('ab')).toEqual([]);
+    expect(matchExpression([[trigrams('a"b')]])).toBe('("a""b")');
+    expect(matchExpression([[['abc', 'bcd']], [['xyz'], ['uvw']]])).toBe('("abc" AND "bcd") AND (("xyz") OR ("uvw"))');
+  });
+
+  it("asks the index for a search's rarest trigrams only: one pool for single values, each value of several alone", () => {
+    // Postings per trigram: an account's domain and "user" are in nearly every record.
+    const postings: Record<string, number> = {
+      ...Object.fromEntries(['cor', 'orp', 'rp\\', 'p\\u', '\\us', 'use', 'ser'].map((t) => [t, 9e6])),
+      er4: 5e5,
+      r41: 2e4,
+      '417': 1e4,
+      ...{ mov: 2e6, ove: 3e6, ved: 4e6 },
+      ...{ bob: 3e5, obb: 1e3, bby: 2e3, ali: 2e5, lic: 5e4, ice: 6e6 },
+    };
+    const rarity = (trigram: string): number => {
+      const count = postings[trigram.toLowerCase()];
+      if (count === undefined) throw new Error(`no postings for ${trigram}`);
+      return -count;
+    };
+    const account = trigrams('corp\\user417');
+    expect(narrowTerms([[account]], rarity, 3)).toEqual([[['417', 'r41', 'er4']]]);
+    // Who and Action of one value each: the account's rare trigrams stand for the common action's.
+    expect(narrowTerms([[account], [trigrams('Moved')]], rarity, 3)).toEqual([[['417', 'r41', 'er4']]]);
+    expect(narrowTerms([[trigrams('Moved')]], rarity, 3)).toEqual([[['Mov', 'ove', 'ved']]]);
+    // Two values of one filter: either may match, so each keeps its own rarest.
+    expect(narrowTerms([[trigrams('bobby'), trigrams('alice')]], rarity, 2)).toEqual([
+      [
+        ['obb', 'bby'],
+        ['lic', 'ali'],
+      ],
+    ]);
+    // Short values are kept whole; the result never names a trigram the search did not have.
+    expect(narrowTerms([[['abc']], [['xyz'], ['uvw']]], rarity, 3)).toEqual([[['abc']], [['xyz'], ['uvw']]]);
   });
 
   it('indexes detail values without JSON escapes', () => {
