@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { SettingsStore } from '../agent/config/settings-store.js';
 import { localHostType } from '../agent/config/monitoring-schema.js';
+import { countLines } from '../agent/integrity/log-sidecar-format.js';
 import { silentLogger } from '../agent/log/logger.js';
 import { fileChangeToItem, type FileChange } from '../agent/monitor/file-change.js';
 import { localAccount } from '../agent/monitor/local-account.js';
@@ -37,13 +38,6 @@ export function changes(n: number, from = 0, t = Date.now()): FileChange[] {
     timeMs: t + Math.floor((from + k) / 100),
     root: '/home/user/Documents',
   }));
-}
-
-/** Line feeds in `bytes`, counted without a string (a day's log of millions of lines is past V8's longest). */
-function lineCount(bytes: Buffer): number {
-  let count = 0;
-  for (let at = bytes.indexOf(10); at !== -1; at = bytes.indexOf(10, at + 1)) count++;
-  return count;
 }
 
 export interface BenchPipeline {
@@ -86,7 +80,8 @@ export async function openBenchPipeline(dir: string, variant: Variant): Promise<
       const lines = fs
         .readdirSync(logsDir)
         .filter((f) => !f.endsWith('.sig')) // the sidecars (docs/integrity.md)
-        .reduce((n, f) => n + lineCount(fs.readFileSync(path.join(logsDir, f))), 0);
+        // Counted in the bytes: a day's log of millions of lines is past V8's longest string.
+        .reduce((n, f) => n + countLines(fs.readFileSync(path.join(logsDir, f))), 0);
       if (store.count() !== expected || lines !== expected) {
         throw new Error(`lost records: store ${store.count()}, log lines ${lines}, expected ${expected}`);
       }

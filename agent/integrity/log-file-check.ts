@@ -14,6 +14,7 @@ import crypto from 'node:crypto';
 import { GENESIS } from '../store/record-chain.js';
 import { DigestList, scanLines } from './line-digests.js';
 import {
+  countLines,
   DIGEST_BYTES,
   lineDigest,
   parseSidecarLine,
@@ -174,7 +175,7 @@ export class LogFileCheck {
     // Re-cut what is pending at the boundaries now known.
     const bytes = Buffer.concat(this.pending);
     this.pending = [];
-    const from = this.actual.length - this.linesIn(bytes);
+    const from = this.actual.length - countLines(bytes);
     let start = 0;
     let line = from;
     for (let at = bytes.indexOf(0x0a); at >= 0; at = bytes.indexOf(0x0a, at + 1)) {
@@ -187,12 +188,6 @@ export class LogFileCheck {
       }
     }
     if (start < bytes.length) this.pending.push(bytes.subarray(start));
-  }
-
-  private linesIn(bytes: Buffer): number {
-    let count = 0;
-    for (let at = bytes.indexOf(0x0a); at >= 0; at = bytes.indexOf(0x0a, at + 1)) count++;
-    return count;
   }
 
   /** The chain over the pending bytes, which are the next batch's lines (log-sidecar-format.ts `nextLinesChain`). */

@@ -133,3 +133,11 @@ export function parseSidecarLine(line: string): SidecarEntry | null {
   }
   return null;
 }
+
+/** Lines (line feeds) in `bytes`: the line count a sidecar keeps, and `vigil verify` checks. */
+export function countLines(bytes: Uint8Array): number {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let count = 0;
+  for (let at = buffer.indexOf(0x0a); at >= 0; at = buffer.indexOf(0x0a, at + 1)) count++;
+  return count;
+}

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import { GENESIS } from '../store/record-chain.js';
 import { writeAll } from '../util/write-all.js';
 import {
+  countLines,
   headerLine,
   nextLinesChain,
   parseSidecarLine,
@@ -85,15 +86,6 @@ export function cutSidecar(logPath: string, keepOffset: number | null): number {
   const size = fs.statSync(file).size;
   if (read.wholeSize < size) fs.truncateSync(file, read.wholeSize);
   return size - read.wholeSize;
-}
-
-/** Lines (line feeds) in `bytes`. */
-function countLines(bytes: Uint8Array): number {
-  let count = 0;
-  let at = -1;
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  while ((at = buffer.indexOf(0x0a, at + 1)) >= 0) count++;
-  return count;
 }
 
 export class LogSidecar {
