@@ -3,7 +3,10 @@
  * program built from the addon's pure sources, warning-free, with debug information.
  */
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import type { TestContext } from 'vitest';
 import { REPO_ROOT } from './cli.js';
 
 /** Why the valgrind tests cannot run here, or null. */
@@ -11,6 +14,21 @@ export function valgrindMissing(): string | null {
   if (spawnSync('valgrind', ['--version']).status !== 0) return 'valgrind not installed';
   if (spawnSync('g++', ['--version']).status !== 0) return 'no C++ compiler';
   return null;
+}
+
+/**
+ * Runs `work` in a scratch folder named from `prefix`, removed after; skips the test when
+ * valgrind or the compiler is missing.
+ */
+export function inValgrindScratch(ctx: TestContext, prefix: string, work: (scratch: string) => void): void {
+  const missing = valgrindMissing();
+  if (missing) ctx.skip(missing);
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  try {
+    work(scratch);
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
 }
 
 /**

@@ -7,14 +7,11 @@
  * (native/src/chain/canonical_json.cc) under valgrind; SQLite's own chaining is checked in
  * chain-in-sqlite.test.ts.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { GENESIS, chainRowsJs, nextChain } from '../../agent/store/record-chain.js';
 import { chainDefinition } from '../helpers/chain-definition.js';
-import { buildNativeDriver, memcheck, valgrindMissing } from '../helpers/native-driver.js';
+import { buildNativeDriver, memcheck, inValgrindScratch } from '../helpers/native-driver.js';
 
 const text = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 80 }),
@@ -93,10 +90,7 @@ describe('chainRowsJs: canonical records built from the bound values', () => {
 
 describe('the canonical-record builder under valgrind', () => {
   it('writes random texts and integers as the references do and splits random texts, with no memory error (memcheck)', (ctx) => {
-    const missing = valgrindMissing();
-    if (missing) ctx.skip(missing);
-    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-chain-driver-'));
-    try {
+    inValgrindScratch(ctx, 'vigil-chain-driver-', (scratch) => {
       const built = buildNativeDriver(
         scratch,
         'chain-driver',
@@ -111,8 +105,6 @@ describe('the canonical-record builder under valgrind', () => {
       expect(run.stderr).toBe('');
       expect(run.status).toBe(0);
       expect(run.stdout.trim()).toBe('texts 2000 integers 2000 mismatches 0');
-    } finally {
-      fs.rmSync(scratch, { recursive: true, force: true });
-    }
+    });
   }, 120_000);
 });

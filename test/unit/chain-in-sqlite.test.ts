@@ -20,7 +20,7 @@ import { chainAddon, loadChainFunction } from '../../agent/store/chain-addon.js'
 import { CHAIN_BYTES, GENESIS, wellFormedText } from '../../agent/store/record-chain.js';
 import { verifyStore } from '../../agent/integrity/verify-store.js';
 import { chainDefinition } from '../helpers/chain-definition.js';
-import { buildNativeDriver, memcheck, valgrindMissing } from '../helpers/native-driver.js';
+import { buildNativeDriver, memcheck, inValgrindScratch } from '../helpers/native-driver.js';
 import type { NewActivityRecord } from '../../shared/activity-record.js';
 
 const COLUMNS = Array.from({ length: 13 }, (_, c) => `column${c + 1}`).join(', ');
@@ -140,10 +140,7 @@ describe.skipIf(chainAddon() === null)('vigil_chain: SQLite chains the values it
 
 describe('the SQL functions under valgrind', () => {
   it('chain random values and refuse the rest with no memory error or leak (memcheck)', (ctx) => {
-    const missing = valgrindMissing();
-    if (missing) ctx.skip(missing);
-    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-sqlite-chain-driver-'));
-    try {
+    inValgrindScratch(ctx, 'vigil-sqlite-chain-driver-', (scratch) => {
       // SQLite itself from the amalgamation better-sqlite3 ships, built into the driver.
       const sqliteDir = path.join(
         path.dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')),
@@ -180,9 +177,7 @@ describe('the SQL functions under valgrind', () => {
       const [, chained, refused] = /^chained (\d+) refused (\d+)$/.exec(run.stdout.trim()) ?? [];
       expect(Number(chained)).toBeGreaterThan(1000);
       expect(Number(refused)).toBeGreaterThan(100);
-    } finally {
-      fs.rmSync(scratch, { recursive: true, force: true });
-    }
+    });
   }, 180_000);
 });
 

@@ -5,15 +5,12 @@
  * tamper alarm on every log file. The native scanner reads untrusted files, so it also runs
  * under valgrind.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DigestList, encodeLineDigests, scanLines } from '../../agent/integrity/line-digests.js';
 import { digestsFromBase64, encodeDigests, lineDigest } from '../../agent/integrity/log-sidecar-format.js';
 import { chainAddon } from '../../agent/store/chain-addon.js';
-import { buildNativeDriver, memcheck, valgrindMissing } from '../helpers/native-driver.js';
+import { buildNativeDriver, memcheck, inValgrindScratch } from '../helpers/native-driver.js';
 
 const native = chainAddon()?.lineDigests ?? null;
 
@@ -140,10 +137,7 @@ describe.skipIf(native === null)('the native line scanner (native/src/chain/log_
 
 describe('the native line scanner under valgrind', () => {
   it('scans random chunks and capacities with no memory error (memcheck)', (ctx) => {
-    const missing = valgrindMissing();
-    if (missing) ctx.skip(missing);
-    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-log-digest-driver-'));
-    try {
+    inValgrindScratch(ctx, 'vigil-log-digest-driver-', (scratch) => {
       const built = buildNativeDriver(scratch, 'log-digest-driver', 'src/chain', [
         'tools/log_digest_driver.cc',
         'src/chain/log_digest.cc',
@@ -155,8 +149,6 @@ describe('the native line scanner under valgrind', () => {
       expect(run.stderr).toBe('');
       expect(run.status).toBe(0);
       expect(run.stdout).toMatch(/^lines [1-9]\d+ checksum \d+\n$/);
-    } finally {
-      fs.rmSync(scratch, { recursive: true, force: true });
-    }
+    });
   }, 180_000);
 });
