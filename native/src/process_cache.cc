@@ -188,7 +188,9 @@ void ProcessCache::onFork(int32_t parentTgid, int32_t childTgid) {
     child.id = ProcessIdentity{};
   }
   entries_[childTgid] = std::move(child);  // replaces an entry of a recycled pid
-  pendingExecImage_.erase(childTgid);
+  // The child's executable may already be noted: the reader notes a buffer's FAN_OPEN_EXEC
+  // events before it drains this socket, which can still hold the fork that came before them.
+  // An image noted for an earlier process of this pid was dropped at that process's exit.
 }
 
 void ProcessCache::onExec(int32_t tgid) {
