@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -32,11 +33,16 @@ constexpr uint64_t kReadMask = FAN_ACCESS;
 // the events of the rest of the filesystem (the mark covers all of it) must not push them out,
 // since a file deleted together with its folder (`rm -r`) can only be named from the cache.
 constexpr size_t kScopeDirCacheLimit = 65536;
-// After reading, the reader waits this long before it reads again, so that a burst is read in
-// large batches: each wake-up costs the reader system calls and the main thread a turn, and
-// a reader asleep in poll(2) is woken by the writing process itself, on its own time. The
-// kernel queue (16,384 events by default) holds 20 ms of any burst seen so far.
-constexpr int kBatchIntervalMs = 20;
+// The events read are handed on at most this often (or 4,096 at a time), so that a burst
+// reaches the main thread in large batches: each batch costs it a turn.
+constexpr int kHandOffIntervalMs = 20;
+// After reading, the reader waits this long before it reads again. Waiting lets the kernel merge
+// a file's create, write and close into one event, and a reader asleep in poll(2) is woken by
+// the writing process itself, on its own time; but every event the kernel queues is first
+// compared with those already waiting to be merged (fanotify_merge), so a longer queue costs
+// the writing process more. A tar extraction took 1.107 times its unmonitored time with a 5 ms
+// pause, 1.124 with 20 and 1.203 with 100 (docs/benchmarks.md), and as many events merged.
+constexpr int kDrainIntervalMs = 5;
 constexpr size_t kOtherDirCacheLimit = 8192;
 
 int64_t monotonicMs() {
@@ -331,30 +337,36 @@ void WatchCore::run() {
   uint8_t* buf = reinterpret_cast<uint8_t*>(storage.data());
   const size_t bufSize = storage.size() * sizeof(uint64_t);
   int64_t lastPurge = monotonicMs();
+  // Events read and not yet handed on, and when the first of them was read.
+  std::vector<ResolvedEvent> batch;
+  int64_t batchSince = 0;
+  auto handOff = [&] {
+    if (batch.empty()) return;
+    stats_.eventsEmitted += batch.size();
+    sink_(std::move(batch));
+    batch = {};
+  };
   for (;;) {
+    const int timeoutMs =
+        batch.empty() ? 1000 : static_cast<int>(std::max<int64_t>(0, batchSince + kHandOffIntervalMs - monotonicMs()));
     pollfd fds[3] = {{wakeFd_, POLLIN, 0}, {fanFd_, POLLIN, 0}, {cache_.connectorFd(), POLLIN, 0}};
-    int ready = poll(fds, cache_.connectorFd() >= 0 ? 3 : 2, 1000);
+    int ready = poll(fds, cache_.connectorFd() >= 0 ? 3 : 2, timeoutMs);
     if (ready < 0 && errno != EINTR) break;
     if (fds[0].revents & POLLIN) break;
     if (cache_.connectorFd() >= 0 && (fds[2].revents & POLLIN)) cache_.drainConnector(monotonicMs());
     if (fds[1].revents & POLLIN) {
-      std::vector<ResolvedEvent> batch;
       for (;;) {
         ssize_t n = read(fanFd_, buf, bufSize);
         if (n <= 0) break;  // EAGAIN: drained
+        if (batch.empty()) batchSince = monotonicMs();
         handleBuffer(buf, static_cast<size_t>(n), batch);
-        if (batch.size() >= 4096) {
-          stats_.eventsEmitted += batch.size();
-          sink_(std::move(batch));
-          batch = {};
-        }
+        if (batch.size() >= 4096) handOff();
       }
-      if (!batch.empty()) {
-        stats_.eventsEmitted += batch.size();
-        sink_(std::move(batch));
-      }
+      if (monotonicMs() - batchSince >= kHandOffIntervalMs) handOff();
       pollfd wake = {wakeFd_, POLLIN, 0};
-      if (poll(&wake, 1, kBatchIntervalMs) > 0 && (wake.revents & POLLIN)) break;
+      if (poll(&wake, 1, kDrainIntervalMs) > 0 && (wake.revents & POLLIN)) break;
+    } else if (ready == 0) {
+      handOff();  // nothing more came before the batch's time was up
     }
     const int64_t now = monotonicMs();
     if (now - lastPurge >= 1000) {
@@ -365,6 +377,7 @@ void WatchCore::run() {
     stats_.connectorResyncs = cache_.resyncs();
     stats_.cachedProcesses = cache_.size();
   }
+  handOff();  // what was read before the stop
 }
 
 std::string probeAttribution() {
