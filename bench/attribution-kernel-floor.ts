@@ -6,7 +6,8 @@
  * tree deleted, each side on a new ext4 filesystem) runs
  *   - unmonitored;
  *   - under fanotify with the agent's flags and events, read by a program that only drains the
- *     queue (kernel-floor/fanotify-drain.c);
+ *     queue and pauses after each drain (kernel-floor/fanotify-drain.c), a side for each pause in
+ *     VIGIL_BENCH_PAUSES (milliseconds; the agent's 5 by default);
  *   - under the cheapest eBPF source this kernel loads: programs on the raw syscall tracepoints
  *     that keep each file call's arguments and send one record a successful call to a ring buffer
  *     (kernel-floor/syscall-probe.bpf.c), less than an attribution source would have to do.
@@ -17,7 +18,8 @@
  * Root and Linux.
  *
  *   npx tsx bench/attribution-kernel-floor.ts
- *   VIGIL_BENCH_FILES=100000 VIGIL_BENCH_ROUNDS=9 (defaults)
+ *   VIGIL_BENCH_FILES=100000 VIGIL_BENCH_ROUNDS=9 VIGIL_BENCH_PAUSES=5 (defaults; PAUSES=5,20,100
+ *   compares the reader's pauses); VIGIL_BENCH_EBPF=0 leaves the eBPF side out
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -39,6 +41,9 @@ const FILES = Number(process.env['VIGIL_BENCH_FILES'] ?? 100_000);
 /** Rounds scatter by ±20 %: 3 are too few to tell 1.10 from 1.15. */
 const ROUNDS = Number(process.env['VIGIL_BENCH_ROUNDS'] ?? 9);
 const SOURCES = path.join(import.meta.dirname, 'kernel-floor');
+/** The fanotify reader's pauses after each drain, in ms: a side each. */
+const PAUSES = (process.env['VIGIL_BENCH_PAUSES'] ?? '5').split(',').map(Number);
+const EBPF = process.env['VIGIL_BENCH_EBPF'] !== '0';
 
 interface Helpers {
   fanotifyDrain: string;
@@ -93,6 +98,12 @@ async function underReader(
   return { workloadMs, eventsRead };
 }
 
+interface Side {
+  name: string;
+  /** The workload's wall time and what the reader read, on `watched`. */
+  run: (watched: string) => Promise<{ workloadMs: number; eventsRead?: number }>;
+}
+
 async function main(): Promise<void> {
   if (process.platform !== 'linux' || process.getuid?.() !== 0) {
     console.log(JSON.stringify({ skipped: 'needs root on Linux' }));
@@ -108,38 +119,51 @@ async function main(): Promise<void> {
           .map((line) => JSON.parse(line) as { program: string; loads: boolean; error?: string })
       : [];
     const archive = await makeArchive(scratch, FILES);
-    const plain: number[] = [];
-    const fanotify: { workloadMs: number; eventsRead: number }[] = [];
-    const syscalls: { workloadMs: number; eventsRead: number }[] = [];
+    const sides: Side[] = [
+      {
+        name: 'unmonitored',
+        run: async (watched) => ({ workloadMs: await extractAndDelete(archive, path.join(watched, 'work')) }),
+      },
+      ...PAUSES.map((pause) => ({
+        name: `fanotify, ${pause} ms pause`,
+        run: (watched: string) =>
+          underReader(archive, watched, helpers.fanotifyDrain, (ready) => [watched, ready, String(pause)]),
+      })),
+      ...(EBPF && helpers.bpfProbe
+        ? [
+            {
+              name: 'eBPF on the raw syscall tracepoints',
+              run: (watched: string) =>
+                underReader(archive, watched, helpers.bpfProbe!, (ready) => ['run', helpers.syscallProbe!, ready]),
+            },
+          ]
+        : []),
+    ];
+    const results = new Map(sides.map((side) => [side.name, [] as { workloadMs: number; eventsRead?: number }[]]));
     for (let round = 0; round < ROUNDS; round++) {
-      const sides = [
-        async (watched: string) => plain.push(await extractAndDelete(archive, path.join(watched, 'work'))),
-        async (watched: string) =>
-          fanotify.push(await underReader(archive, watched, helpers.fanotifyDrain, (ready) => [watched, ready])),
-        ...(helpers.bpfProbe
-          ? [
-              async (watched: string) =>
-                syscalls.push(
-                  await underReader(archive, watched, helpers.bpfProbe!, (ready) => [
-                    'run',
-                    helpers.syscallProbe!,
-                    ready,
-                  ]),
-                ),
-            ]
-          : []),
-      ];
       // Each round starts with another side, each side on a new filesystem.
-      for (let i = 0; i < sides.length; i++) await onFreshFilesystem(scratch, sides[(round + i) % sides.length]!);
+      for (let i = 0; i < sides.length; i++) {
+        const side = sides[(round + i) % sides.length]!;
+        await onFreshFilesystem(scratch, async (watched) => results.get(side.name)!.push(await side.run(watched)));
+      }
       console.error(
-        `round ${round + 1}/${ROUNDS}: unmonitored ${Math.round(plain.at(-1)!)} ms,`,
-        `fanotify ${Math.round(fanotify.at(-1)!.workloadMs)} ms,`,
-        helpers.bpfProbe ? `syscall tracepoints ${Math.round(syscalls.at(-1)!.workloadMs)} ms` : '',
+        `round ${round + 1}/${ROUNDS}:`,
+        sides.map((side) => `${side.name} ${Math.round(results.get(side.name)!.at(-1)!.workloadMs)} ms`).join(', '),
       );
     }
+    const plain = results.get('unmonitored')!.map((r) => r.workloadMs);
     const plainMs = median(plain);
-    const ratio = (sides: { workloadMs: number }[]) =>
-      Number((median(sides.map((side) => side.workloadMs)) / plainMs).toFixed(3));
+    const watched = sides.slice(1).map((side) => {
+      const rounds = results.get(side.name)!;
+      return {
+        side: side.name,
+        ms: rounds.map((r) => Math.round(r.workloadMs)),
+        eventsRead: rounds.map((r) => r.eventsRead),
+        ratio: Number((median(rounds.map((r) => r.workloadMs)) / plainMs).toFixed(3)),
+        // Each round's sides ran back to back: less moved by drift across rounds.
+        ratioRoundByRound: Number(median(rounds.map((r, i) => r.workloadMs / plain[i]!)).toFixed(3)),
+      };
+    });
     console.log(
       JSON.stringify(
         {
@@ -148,16 +172,7 @@ async function main(): Promise<void> {
           machine: { ...machineLoad(), kernel: os.release() },
           trampolinePrograms: helpers.bpfMissing ?? trampolines,
           unmonitoredMs: plain.map(Math.round),
-          fanotifyMs: fanotify.map((side) => Math.round(side.workloadMs)),
-          fanotifyEventsRead: fanotify.map((side) => side.eventsRead),
-          fanotifyRatio: ratio(fanotify),
-          ...(helpers.bpfProbe
-            ? {
-                syscallTracepointsMs: syscalls.map((side) => Math.round(side.workloadMs)),
-                syscallTracepointsRecordsRead: syscalls.map((side) => side.eventsRead),
-                syscallTracepointsRatio: ratio(syscalls),
-              }
-            : {}),
+          sides: watched,
           agentLimit: 1.1,
         },
         null,

@@ -1,9 +1,10 @@
 // What fanotify itself costs a workload (bench/attribution-kernel-floor.ts): the agent's group
 // flags and events on a filesystem mark (native/src/watch_core.cc), a reader that only drains
-// the queue, pausing 20 ms after each drain as the agent's reader does. No actor lookup, no
-// paths, nothing handed on.
+// the queue, pausing after each drain as the agent's reader does. No actor lookup, no paths,
+// nothing handed on.
 //
-//   fanotify-drain FOLDER READY_FILE
+//   fanotify-drain FOLDER READY_FILE [PAUSE_MS]
+// PAUSE_MS: the pause after each drain, 5 by default (the agent's, native/src/watch_core.cc).
 // READY_FILE is created once the mark is set; at SIGINT or SIGTERM the count of events read
 // is written to it.
 #define _GNU_SOURCE
@@ -11,6 +12,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/fanotify.h>
 #include <unistd.h>
 
@@ -21,10 +23,11 @@ static void on_signal(int signal_number) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    fprintf(stderr, "usage: fanotify-drain FOLDER READY_FILE\n");
+  if (argc != 3 && argc != 4) {
+    fprintf(stderr, "usage: fanotify-drain FOLDER READY_FILE [PAUSE_MS]\n");
     return 2;
   }
+  const int pause_ms = argc == 4 ? atoi(argv[3]) : 5;
   const unsigned flags = FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK | FAN_REPORT_DFID_NAME | FAN_REPORT_FID |
                          FAN_REPORT_TARGET_FID;
   const unsigned long long mask =
@@ -51,7 +54,7 @@ int main(int argc, char** argv) {
            FAN_EVENT_OK(event, length); event = FAN_EVENT_NEXT(event, length))
         events++;
     }
-    usleep(20 * 1000);
+    usleep(pause_ms * 1000);
   }
   ready = fopen(argv[2], "w");
   if (ready == NULL) return 1;
