@@ -40,8 +40,8 @@ constexpr int kHandOffIntervalMs = 20;
 // a file's create, write and close into one event, and a reader asleep in poll(2) is woken by
 // the writing process itself, on its own time; but every event the kernel queues is first
 // compared with those already waiting to be merged (fanotify_merge), so a longer queue costs
-// the writing process more. A tar extraction took 1.107 times its unmonitored time with a 5 ms
-// pause, 1.124 with 20 and 1.203 with 100 (docs/benchmarks.md), and as many events merged.
+// the writing process more: perf put that comparison at 1.4-1.5 % of a tar extraction's samples
+// with a 20 ms pause and 0.4-0.6 % with 5, as many events merged (docs/benchmarks.md).
 constexpr int kDrainIntervalMs = 5;
 constexpr size_t kOtherDirCacheLimit = 8192;
 
