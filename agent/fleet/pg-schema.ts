@@ -5,6 +5,7 @@
  * A migration never edits an earlier one: add a new entry instead.
  */
 import type pg from 'pg';
+import { whileReachable } from './fleet-connection.js';
 import {
   AUDIT_INDEXES_MIGRATION,
   SEQ_ORDERED_ACCOUNT_INDEXES_MIGRATION,
@@ -110,8 +111,9 @@ export class FleetEncodingError extends Error {
  * database would store and hand back as something else, or refuse record by record.
  */
 export async function migrateFleet(pool: pg.Pool, now = Date.now()): Promise<void> {
-  const client = await pool.connect();
-  try {
+  // whileReachable: a checked-out connection the server ends between two statements (a restart)
+  // fails this work instead of throwing from the connection's 'error' event.
+  await whileReachable(pool, async (client) => {
     const encoding = (await client.query<{ name: string }>('SELECT current_setting($1) AS name', ['server_encoding']))
       .rows[0]!.name;
     if (encoding !== 'UTF8') {
@@ -155,9 +157,7 @@ export async function migrateFleet(pool: pg.Pool, now = Date.now()): Promise<voi
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [ADVISORY_KEYS.migrations]);
     }
-  } finally {
-    client.release();
-  }
+  });
   await ensurePartitions(pool, now);
 }
 
@@ -180,69 +180,67 @@ function partitionName(day: string): string {
  * odd When) keeps them there: creating its partition would fail, and the records stay searchable.
  * Returns the partitions created.
  */
-export async function ensurePartitions(pool: pg.Pool, now = Date.now()): Promise<string[]> {
-  const created: string[] = [];
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock($1)', [ADVISORY_KEYS.partitions]);
-    const existing = new Set(
-      (
-        await client.query<{ name: string }>(
-          `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+export function ensurePartitions(pool: pg.Pool, now = Date.now()): Promise<string[]> {
+  return whileReachable(pool, async (client) => {
+    const created: string[] = [];
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1)', [ADVISORY_KEYS.partitions]);
+      const existing = new Set(
+        (
+          await client.query<{ name: string }>(
+            `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
             WHERE i.inhparent = 'vigil_records'::regclass`,
-        )
-      ).rows.map((r) => r.name),
-    );
-    for (let offset = 0; offset <= PARTITION_DAYS_AHEAD; offset++) {
-      const day = utcDay(now + offset * DAY_MS);
-      const name = partitionName(day);
-      if (existing.has(name)) continue;
-      const stranded = await client.query('SELECT 1 FROM vigil_records_default WHERE day = $1 LIMIT 1', [day]);
-      if (stranded.rowCount) continue;
-      const next = utcDay(Date.parse(`${day}T00:00:00Z`) + DAY_MS);
-      await client.query(`CREATE TABLE ${name} PARTITION OF vigil_records FOR VALUES FROM ('${day}') TO ('${next}')`);
-      created.push(name);
+          )
+        ).rows.map((r) => r.name),
+      );
+      for (let offset = 0; offset <= PARTITION_DAYS_AHEAD; offset++) {
+        const day = utcDay(now + offset * DAY_MS);
+        const name = partitionName(day);
+        if (existing.has(name)) continue;
+        const stranded = await client.query('SELECT 1 FROM vigil_records_default WHERE day = $1 LIMIT 1', [day]);
+        if (stranded.rowCount) continue;
+        const next = utcDay(Date.parse(`${day}T00:00:00Z`) + DAY_MS);
+        await client.query(`CREATE TABLE ${name} PARTITION OF vigil_records FOR VALUES FROM ('${day}') TO ('${next}')`);
+        created.push(name);
+      }
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
     }
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
-  return created;
+    return created;
+  });
 }
 
 /**
  * Retention in the fleet database: drops the day partitions wholly before `cutoffMs`'s day and
  * deletes the default partition's records older than it. Returns the partitions dropped.
  */
-export async function dropPartitionsBefore(pool: pg.Pool, cutoffMs: number): Promise<string[]> {
+export function dropPartitionsBefore(pool: pg.Pool, cutoffMs: number): Promise<string[]> {
   const cutoffDay = utcDay(cutoffMs);
-  const dropped: string[] = [];
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock($1)', [ADVISORY_KEYS.partitions]);
-    const { rows } = await client.query<{ name: string }>(
-      `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+  return whileReachable(pool, async (client) => {
+    const dropped: string[] = [];
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1)', [ADVISORY_KEYS.partitions]);
+      const { rows } = await client.query<{ name: string }>(
+        `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
         WHERE i.inhparent = 'vigil_records'::regclass AND c.relname ~ '^vigil_records_p[0-9]{8}$'`,
-    );
-    for (const { name } of rows) {
-      const digits = name.slice('vigil_records_p'.length);
-      const day = `${digits.slice(0, 4)}-${digits.slice(4, 6)}-${digits.slice(6, 8)}`;
-      if (day >= cutoffDay) continue;
-      await client.query(`DROP TABLE ${name}`);
-      dropped.push(name);
+      );
+      for (const { name } of rows) {
+        const digits = name.slice('vigil_records_p'.length);
+        const day = `${digits.slice(0, 4)}-${digits.slice(4, 6)}-${digits.slice(6, 8)}`;
+        if (day >= cutoffDay) continue;
+        await client.query(`DROP TABLE ${name}`);
+        dropped.push(name);
+      }
+      await client.query('DELETE FROM vigil_records_default WHERE when_ms < $1', [cutoffMs]);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
     }
-    await client.query('DELETE FROM vigil_records_default WHERE when_ms < $1', [cutoffMs]);
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
-  return dropped;
+    return dropped;
+  });
 }
