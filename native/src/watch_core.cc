@@ -377,7 +377,8 @@ void WatchCore::run() {
     stats_.connectorResyncs = cache_.resyncs();
     stats_.cachedProcesses = cache_.size();
   }
-  handOff();  // what was read before the stop
+  // What was read and not handed on is dropped with the stop, as the kernel queue's events are:
+  // the addon's sink no longer takes batches once stopping (addon.cc StopWatch).
 }
 
 std::string probeAttribution() {
