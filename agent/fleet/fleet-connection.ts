@@ -177,6 +177,23 @@ function socketOf(client: pg.Client | pg.PoolClient): { destroy(): void } | unde
 }
 
 /**
+ * A connection from the pool with `onError` listening to it from the moment the pool hands it
+ * over. The pool's callback runs while the driver reads the connection's last handshake message,
+ * and the same read may hold a FATAL error right after it (a server shutting down, an idle-session
+ * timeout): the driver reports that error before the continuation of an awaited `pool.connect()`
+ * could add a listener, and an error event without one ends the process.
+ */
+function checkOut(pool: pg.Pool, onError: (error: Error) => void): Promise<pg.PoolClient> {
+  return new Promise((resolve, reject) => {
+    pool.connect((error, client) => {
+      if (error || !client) return reject(error ?? new Error('the pool gave no connection'));
+      client.on('error', onError);
+      resolve(client);
+    });
+  });
+}
+
+/**
  * Work on a connection of its own from the pool that fails as soon as the server is known to be
  * out of reach. A link that silently drops packets (a pulled cable, a network partition) gives
  * no error: the socket retransmits for many minutes and a query waits for its `query_timeout`, a
@@ -191,11 +208,10 @@ export async function whileReachable<T>(
   work: (client: pg.PoolClient) => Promise<T>,
   checkAfterMs = REACHABILITY_CHECK_MS,
 ): Promise<T> {
-  const client = await pool.connect();
   let broken: Error | undefined;
   // Errors reach the work's promise; without a listener a checked-out client's 'error' would throw.
   const onError = (error: Error): void => void (broken ??= error);
-  client.on('error', onError);
+  const client = await checkOut(pool, onError);
   let settled = false;
   let timer: NodeJS.Timeout | undefined;
   const check = (): void => {
