@@ -24,6 +24,8 @@ export interface PostgresServer {
   port: number;
   /** The superuser, password included, for test set-up. */
   adminUrl: string;
+  /** The server's folder (its cluster and log), removed by `stop()`. */
+  dir: string;
   /** `pg_ctl stop -m fast`, then the folder is removed; idempotent. */
   stop(): Promise<void>;
   /** Stops and starts the same cluster on the same port. */
@@ -187,6 +189,7 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
       password,
       port,
       adminUrl,
+      dir,
       start,
       pause,
       async restart() {
