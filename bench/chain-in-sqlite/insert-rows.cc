@@ -57,7 +57,8 @@ struct Row {
 };
 constexpr double kWhenMs = 1764078802000.0;
 
-sqlite3_stmt* PrepareInsert(sqlite3* db, const char* table, const std::string& chain) {
+// The INSERT into `table`, its chain column `vigil_chain(…)` of the row or 32 zero bytes.
+sqlite3_stmt* PrepareInsert(sqlite3* db, const char* table, bool chained) {
   std::string columns, values;
   for (int c = 1; c <= kValues; c++) columns += (c > 1 ? ", column" : "column") + std::to_string(c);
   for (int r = 0; r < kRows; r++) {
@@ -68,7 +69,7 @@ sqlite3_stmt* PrepareInsert(sqlite3* db, const char* table, const std::string& c
   const std::string sql = std::string("INSERT INTO ") + table +
                           " (rid, when_ms, who, action, what, location, object_type, data_source, plan_name, plan_id,"
                           " item_name, workstation, details, chain) SELECT " +
-                          columns + ", " + (chain == "chain" ? "vigil_chain(" + columns + ")" : chain) + " FROM (VALUES " +
+                          columns + ", " + (chained ? "vigil_chain(" + columns + ")" : std::string("zeroblob(32)")) + " FROM (VALUES " +
                           values + ")";
   sqlite3_stmt* statement = nullptr;
   Check(sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr), db, "prepare");
@@ -129,8 +130,8 @@ int main(int argc, char** argv) {
   Check(sqlite3_exec(db, (std::string("CREATE TABLE chained") + table + "; CREATE TABLE unchained" + table).c_str(),
                      nullptr, nullptr, nullptr),
         db, "create");
-  sqlite3_stmt* chained = PrepareInsert(db, "chained", "chain");
-  sqlite3_stmt* unchained = PrepareInsert(db, "unchained", "zeroblob(32)");
+  sqlite3_stmt* chained = PrepareInsert(db, "chained", true);
+  sqlite3_stmt* unchained = PrepareInsert(db, "unchained", false);
   sqlite3_stmt* from = nullptr;
   Check(sqlite3_prepare_v2(db, "SELECT vigil_chain_from(zeroblob(32))", -1, &from, nullptr), db, "prepare");
   Check(sqlite3_step(from), db, "vigil_chain_from");

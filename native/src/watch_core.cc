@@ -362,12 +362,11 @@ void WatchCore::run() {
         handleBuffer(buf, static_cast<size_t>(n), batch);
         if (batch.size() >= 4096) handOff();
       }
-      if (monotonicMs() - batchSince >= kHandOffIntervalMs) handOff();
       pollfd wake = {wakeFd_, POLLIN, 0};
       if (poll(&wake, 1, kDrainIntervalMs) > 0 && (wake.revents & POLLIN)) break;
-    } else if (ready == 0) {
-      handOff();  // nothing more came before the batch's time was up
     }
+    // Whichever descriptor woke the reader, or none: a batch goes on once its time is up.
+    if (!batch.empty() && monotonicMs() - batchSince >= kHandOffIntervalMs) handOff();
     const int64_t now = monotonicMs();
     if (now - lastPurge >= 1000) {
       cache_.purge(now);
